@@ -1,0 +1,13 @@
+// Every `loopguard` subcommand registers itself on the top-level CLI11 app. A command's callback
+// reports failure by throwing CLI::RuntimeError(exit_code) after printing its own message to
+// stderr; main() turns that into the process exit status.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace loopguard::cli {
+
+void add_fingerprint_command(CLI::App& app);
+void add_similarity_command(CLI::App& app);
+
+}  // namespace loopguard::cli

@@ -1,0 +1,18 @@
+// `loopguard`: replay recorded runs, fingerprint, similarity.
+#include <CLI/CLI.hpp>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"loopguard: doom-loop detection for LLM agents and agent swarms"};
+  app.set_version_flag("--version", std::string("loopguard ") + LOOPGUARD_VERSION);
+  app.require_subcommand(1);
+  loopguard::cli::add_fingerprint_command(app);
+  loopguard::cli::add_similarity_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return 0;
+}

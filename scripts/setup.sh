@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs whatever build dependency is missing (Debian packages only), then configures and
+# builds Release into build/. Idempotent and quiet when everything is already there.
+#   LOOPGUARD_BUILD_DIR   build directory (default: build)
+#   LOOPGUARD_CMAKE_ARGS  extra arguments for the configure step
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev libxxhash-dev
+  libsqlitecpp-dev libsqlite3-dev doctest-dev libcli11-dev libbenchmark-dev)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: missing packages and not root; run as root or install: ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+build_dir=${LOOPGUARD_BUILD_DIR:-build}
+jobs=$(nproc 2>/dev/null || echo 2)
+if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+  # shellcheck disable=SC2086
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${LOOPGUARD_CMAKE_ARGS:-} >/dev/null
+fi
+log="$build_dir/build.log"
+if ! cmake --build "$build_dir" -j "$jobs" >"$log" 2>&1; then
+  grep -vE '^\[ *[0-9]+%\]' "$log" >&2 || true
+  echo "setup: build failed (full log: $log)" >&2
+  exit 1
+fi

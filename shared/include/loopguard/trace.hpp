@@ -1,0 +1,83 @@
+// The recorded-run format (docs/trace-format.md): one JSON object per line.
+//
+// Parsing is strict about the fields the format defines (a missing or mistyped field, an unknown
+// kind, a line that is not JSON are errors naming the line) and ignores every other field.
+#pragma once
+
+#include <cstddef>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace loopguard {
+
+enum class event_kind { tool_call, tool_result, text };
+
+std::string_view to_string(event_kind k);
+
+struct trace_event {
+  event_kind kind = event_kind::text;
+  std::string worker = "w0";
+  std::string swarm = "default";
+  std::optional<double> t;  // seconds since the run started
+  std::string tool;         // tool_call, tool_result
+  nlohmann::json args;      // tool_call: an object
+  std::string id;           // tool_call, tool_result: optional call id
+  bool ok = true;           // tool_result
+  std::string output;       // tool_result
+  std::string content;      // text
+  std::size_t line = 0;     // 1-based line number in the file
+};
+
+struct trace_expect {
+  bool loop = false;
+  std::optional<std::size_t> within;  // only with loop == true
+  std::string detector;               // empty: any detector
+};
+
+struct trace_meta {
+  std::string name;
+  std::string source;
+  std::optional<trace_expect> expect;
+};
+
+struct trace_error {
+  std::size_t line = 0;
+  std::string message;  // without the file and line prefix
+};
+
+struct trace {
+  std::optional<trace_meta> meta;  // the first meta line, if any
+  std::vector<trace_event> events;
+};
+
+// One line. Returns an error, or fills exactly one of `event` / `meta` (neither for a blank
+// line).
+std::optional<trace_error> parse_trace_line(std::string_view line, std::size_t line_no,
+                                            std::optional<trace_event>& event,
+                                            std::optional<trace_meta>& meta);
+
+// A whole recording; stops at the first bad line.
+std::optional<trace_error> read_trace(std::istream& in, trace& out);
+
+// Pairs results with their calls: by id when the result has one, else with the oldest
+// unanswered call of the same tool by the same worker (and swarm).
+class call_pairing {
+ public:
+  void on_call(const trace_event& call, std::size_t event_index);
+  // The index of the call this result answers, or nullopt when there is none.
+  std::optional<std::size_t> on_result(const trace_event& result);
+
+ private:
+  struct pending {
+    std::string swarm, worker, tool, id;
+    std::size_t index;
+  };
+  std::vector<pending> pending_;
+};
+
+}  // namespace loopguard

@@ -1,0 +1,118 @@
+#include <doctest/doctest.h>
+
+#include "loopguard/fingerprint.hpp"
+#include "loopguard/hex.hpp"
+
+using loopguard::fingerprinter;
+using nlohmann::json;
+
+namespace {
+const fingerprinter& fp() {
+  static const fingerprinter f;
+  return f;
+}
+}  // namespace
+
+TEST_SUITE("fingerprint") {
+  TEST_CASE("exact: key order, formatting and number spelling do not matter") {
+    const auto a = fp().of_call_text("search", R"({"query":"foo","limit":10,"opts":{"a":1,"b":2}})");
+    const auto b = fp().of_call_text("search", R"({ "opts":{"b":2.0,"a":1}, "limit":1e1,"query":"foo" })");
+    CHECK(a.exact == b.exact);
+    CHECK(a.structural == b.structural);
+  }
+
+  TEST_CASE("exact: any meaningful change changes it") {
+    const auto base = fp().of_call_text("search", R"({"query":"foo","limit":10})");
+    CHECK(fp().of_call_text("search", R"({"query":"fo0","limit":10})").exact != base.exact);
+    CHECK(fp().of_call_text("search", R"({"query":"foo","limit":11})").exact != base.exact);
+    CHECK(fp().of_call_text("search", R"({"query":"foo"})").exact != base.exact);
+    CHECK(fp().of_call_text("grep", R"({"query":"foo","limit":10})").exact != base.exact);
+    CHECK(fp().of_call_text("search", R"({"query":"foo","limit":"10"})").exact != base.exact);
+  }
+
+  TEST_CASE("volatile fields are stripped before hashing") {
+    const auto a = fp().of_call_text("write", R"({"path":"a","task_progress":"1/3","timestamp":1})");
+    const auto b = fp().of_call_text("write", R"({"path":"a","task_progress":"2/3","request_id":"x"})");
+    CHECK(a.exact == b.exact);
+    loopguard::fingerprint_options opts;
+    opts.volatile_keys = {"nonce"};
+    const fingerprinter custom(opts);
+    CHECK(custom.of_call_text("t", R"({"a":1,"nonce":1})").exact ==
+          custom.of_call_text("t", R"({"a":1,"nonce":2})").exact);
+    CHECK(custom.of_call_text("t", R"({"a":1,"timestamp":1})").exact !=
+          custom.of_call_text("t", R"({"a":1,"timestamp":2})").exact);
+  }
+
+  TEST_CASE("structural: only primary keys count") {
+    const auto a = fp().of_call_text("read_file", R"({"path":"src/a.py","encoding":"utf8"})");
+    const auto b = fp().of_call_text("read_file", R"({"path":"src/a.py","encoding":"latin1"})");
+    CHECK(a.exact != b.exact);
+    CHECK(a.structural == b.structural);
+    CHECK(a.normalized == R"(read_file:{"path":"src/a.py"})");
+    const auto c = fp().of_call_text("read_file", R"({"path":"src/b.py","encoding":"utf8"})");
+    CHECK(c.structural != a.structural);
+    loopguard::fingerprint_options opts;
+    opts.primary_keys = {"encoding"};
+    const fingerprinter custom(opts);
+    CHECK(custom.of_call_text("read_file", R"({"path":"x","encoding":"utf8"})").structural ==
+          custom.of_call_text("read_file", R"({"path":"y","encoding":"utf8"})").structural);
+  }
+
+  TEST_CASE("shell: file reads share one structural fingerprint") {
+    const auto cat = fp().of_call_text("bash", R"({"command":"cat foo.ts"})");
+    const auto head = fp().of_call_text("bash", R"({"command":"head -n 50 foo.ts"})");
+    const auto sed = fp().of_call_text("Bash", R"({"command":"sed -n 1,5p ./foo.ts"})");
+    CHECK(cat.normalized == "bash:file_read:foo.ts");
+    CHECK(cat.structural == head.structural);
+    CHECK(cat.structural == sed.structural);
+    CHECK(cat.exact != head.exact);
+    const auto piped = fp().of_call_text("bash", R"({"command":"cat foo.ts | head"})");
+    CHECK(piped.structural != cat.structural);
+    CHECK(piped.normalized == R"(bash:{"command":"cat foo.ts | head"})");
+    // A non-shell tool with a `command` argument is not shell-normalized.
+    const auto other = fp().of_call_text("notes", R"({"command":"cat foo.ts"})");
+    CHECK(other.normalized == R"(notes:{"command":"cat foo.ts"})");
+  }
+
+  TEST_CASE("shell: whitespace inside commands does not matter, quoted text does") {
+    const auto a = fp().of_call_text("bash", R"({"command":"ls   -la  src"})");
+    const auto b = fp().of_call_text("bash", R"({"command":" ls -la src\n"})");
+    CHECK(a.exact == b.exact);
+    CHECK(a.shell_command == "ls -la src");
+    CHECK(fp().of_call_text("bash", R"({"command":"echo 'a  b'"})").exact !=
+          fp().of_call_text("bash", R"({"command":"echo 'a b'"})").exact);
+  }
+
+  TEST_CASE("the three kinds never collide") {
+    const auto c = fp().of_call_text("read_file", R"({"path":"a"})");
+    CHECK(c.exact != c.structural);  // same text, different seeds
+  }
+
+  TEST_CASE("result: volatile substrings masked, plain numbers and ok flag kept") {
+    CHECK(fp().of_result(true, "done in 12ms at 2026-11-22T10:00:00Z") ==
+          fp().of_result(true, "done in 3.4s at 2026-11-23T09:59:59Z"));
+    CHECK(fp().of_result(true, "10 tests passed") != fp().of_result(true, "11 tests passed"));
+    CHECK(fp().of_result(true, "x") != fp().of_result(false, "x"));
+    CHECK(fp().of_result(false, "segfault at 0xdeadbeef pid 12") ==
+          fp().of_result(false, "segfault at 0x7fff0000 pid 99"));
+  }
+
+  TEST_CASE("fingerprints are stable across versions (wire contract)") {
+    // These values are sent to the daemon and stored; changing them splits every swarm's counts.
+    const auto c = fp().of_call_text("bash", R"({"command":"cat foo.ts"})");
+    CHECK(loopguard::to_hex(c.exact) == "9ef49db37fe7ed93");
+    CHECK(loopguard::to_hex(c.structural) == "9274d24837dab69a");
+  }
+
+  TEST_CASE("invalid JSON arguments throw parse_error") {
+    CHECK_THROWS_AS(fp().of_call_text("t", "{nope"), json::parse_error);
+  }
+
+  TEST_CASE("hex round trip") {
+    CHECK(loopguard::to_hex(0) == "0000000000000000");
+    CHECK(loopguard::from_hex("00000000000000ff") == 255u);
+    CHECK(loopguard::from_hex(loopguard::to_hex(0x0123456789abcdefULL)) == 0x0123456789abcdefULL);
+    CHECK_FALSE(loopguard::from_hex("xyz").has_value());
+    CHECK_FALSE(loopguard::from_hex("000000000000000g").has_value());
+  }
+}

@@ -8,6 +8,7 @@
 namespace loopguard::cli {
 
 void add_fingerprint_command(CLI::App& app);
+void add_replay_command(CLI::App& app);
 void add_similarity_command(CLI::App& app);
 
 }  // namespace loopguard::cli

@@ -1,0 +1,130 @@
+// Settings of an ExecutionEconomicsManager: one JSON document, validated with errors that name
+// the key and the allowed range (docs/configuration.md). Every detector can be switched off;
+// call-repeat rules can be overridden per tool.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "loopguard/fingerprint.hpp"
+
+namespace loopguard {
+
+// The count ladder of one rule: below warn_at nothing, from warn_at a warning, from critical_at
+// critical (repeat calls are then rejected). 0 for critical_at means "never critical".
+struct ladder {
+  std::uint32_t warn_at = 3;
+  std::uint32_t critical_at = 6;
+};
+
+enum class count_mode { consecutive, window, both };
+
+struct repeat_rule {  // exact, structural
+  bool enabled = true;
+  ladder steps;
+  count_mode mode = count_mode::both;
+  std::uint32_t window = 10;        // calls looked at, the current one included
+  std::uint32_t absolute_cap = 0;   // calls of one fingerprint, whatever the results; 0 = off
+  bool reset_after_fire = false;    // a firing call starts the count afresh (roo-code)
+};
+
+struct cycle_rule {
+  bool enabled = true;
+  ladder steps{3, 5};             // repetitions of the whole cycle
+  std::uint32_t min_length = 2;   // calls in one cycle
+  std::uint32_t max_length = 5;
+  bool count_started = false;     // a started repetition counts as one (aaagent) or only full ones
+};
+
+struct similar_args_rule {
+  bool enabled = true;
+  ladder steps{3, 6};
+  double threshold = 85;          // ratio() of the canonical argument JSON, 0..100
+  std::uint32_t window = 10;
+};
+
+struct result_rule {
+  bool enabled = true;
+  ladder steps{3, 6};             // calls that ended in the same error
+  std::uint32_t window = 10;
+  std::uint32_t min_distinct_calls = 2;  // different calls among them (1: repeats count too)
+  bool same_tool = false;                // only errors of the same tool count (goose)
+};
+
+struct output_similarity_rule {
+  bool enabled = true;
+  ladder steps{1, 3};             // similar outputs in a row
+  double threshold = 90;          // ratio(), 0..100, inclusive
+  std::uint32_t history = 5;      // earlier outputs compared against
+  bool record_similar = true;     // keep a similar output in the history (ralph does not)
+};
+
+struct content_rule {
+  bool enabled = true;
+  ladder steps{1, 2};             // loops found in one stream
+  std::uint32_t chunk_size = 50;
+  std::uint32_t occurrences = 10;     // of one chunk
+  std::uint32_t max_distance = 250;   // average distance between them, in characters
+  std::uint32_t max_history = 5000;   // characters of the stream kept
+};
+
+struct streak_rule {  // summary, test_fix, bash_cascade
+  bool enabled = true;
+  ladder steps{3, 5};
+};
+
+struct limit_rule {
+  bool enabled = true;
+  std::uint64_t max_iterations = 0;        // model turns; 0 = no limit
+  double max_wall_seconds = 0;             // since the first event; 0 = no limit
+  double max_cost = 0;                     // as reported by add_cost(); 0 = no limit
+  std::uint32_t max_consecutive_failures = 0;  // failed tool results in a row; 0 = no limit
+  double warn_fraction = 0.8;              // warn once at this fraction of a limit; 1 = never
+};
+
+struct escalation_rule {
+  std::uint32_t terminate_after = 3;  // the Nth detection of the same loop terminates; 0 = never
+  bool reject_at_critical = true;     // a critical repeat call is rejected, not run
+  bool outcome_aware = true;          // results decide what counts as a repeat (rule 5)
+  bool every_firing_counts = false;   // each firing is a new detection, not each episode
+};
+
+// Per-tool overrides of the call-repeat rules; unset fields keep the global value.
+struct tool_override {
+  std::optional<bool> enabled;
+  std::optional<ladder> exact, structural, similar_args;
+};
+
+struct manager_config {
+  std::string preset = "balanced";
+  fingerprint_options fingerprint;
+  repeat_rule exact{true, {3, 6}, count_mode::both, 10, 30, false};
+  repeat_rule structural{true, {4, 7}, count_mode::both, 10, 0, false};
+  cycle_rule cycle;
+  similar_args_rule similar_args;
+  result_rule result;
+  output_similarity_rule output_similarity;
+  content_rule content;
+  streak_rule summary{true, {3, 5}};
+  streak_rule test_fix{true, {3, 5}};
+  streak_rule bash_cascade{true, {3, 5}};
+  limit_rule limit;
+  escalation_rule escalation;
+  std::map<std::string, tool_override, std::less<>> tools;
+  nlohmann::json swarm = nlohmann::json::object();  // the swarm rule, read by the daemon side
+};
+
+// Builds a configuration from JSON: `{"preset": NAME, ...overrides}`. Unknown keys, wrong types
+// and out-of-range values are errors naming the key path, e.g.
+// `detectors.exact.warn_at: must be an integer from 1 to 1000, got 0`.
+std::optional<std::string> parse_config(const nlohmann::json& doc, manager_config& out);
+
+// The configuration as JSON (every key), for `loopguard presets --show` and round trips.
+nlohmann::json to_json(const manager_config& config);
+
+}  // namespace loopguard

@@ -1,0 +1,78 @@
+// ExecutionEconomicsManager: one agent's loop guard.
+//
+// Feed it every tool call, tool result and text turn of one agent, in order; each call returns a
+// verdict saying whether to let the agent go on, nudge it (a message to inject), reject the call
+// (it must not run), or terminate the run (status LOOP_DETECTED). See docs/sdk.md.
+//
+// Contract:
+//  - Pure: no I/O, no threads, no clock other than the one given with set_clock().
+//  - Thread-compatible: one manager per agent; calls on one manager must not overlap.
+//  - Never throws on bad agent input; arguments that are not valid JSON are fingerprinted as a
+//    string (on_tool_call_json) so a malformed call still counts as a repeat.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "loopguard/config.hpp"
+#include "loopguard/verdict.hpp"
+
+namespace loopguard {
+
+struct manager_stats {
+  std::uint64_t checks = 0;  // events judged
+  std::uint64_t tool_calls = 0, tool_results = 0, texts = 0, text_chunks = 0;
+  std::uint64_t turns = 0;  // model turns, as the iteration limit counts them
+  // detections[detector][severity]; severity index 1..3 = warn, critical, terminate
+  std::array<std::array<std::uint64_t, 4>, kDetectorCount> detections{};
+  std::uint64_t rejected = 0, terminated = 0;
+};
+
+class ExecutionEconomicsManager {
+ public:
+  using clock = std::function<double()>;  // seconds, any epoch
+  // May replace any verdict (including allow) before it is returned.
+  using verdict_override = std::function<verdict(verdict)>;
+
+  ExecutionEconomicsManager();
+  explicit ExecutionEconomicsManager(manager_config config);
+  ~ExecutionEconomicsManager();
+  ExecutionEconomicsManager(ExecutionEconomicsManager&&) noexcept;
+  ExecutionEconomicsManager& operator=(ExecutionEconomicsManager&&) noexcept;
+
+  verdict on_tool_call(std::string_view tool, const nlohmann::json& args,
+                       std::string_view call_id = {});
+  // The same with the arguments as JSON text, as most agents have them.
+  verdict on_tool_call_json(std::string_view tool, std::string_view args_json,
+                            std::string_view call_id = {});
+  // Pairs with the call of the same id, else with the oldest unanswered call of `tool`.
+  verdict on_tool_result(std::string_view tool, bool ok, std::string_view output,
+                         std::string_view call_id = {});
+  // One whole assistant turn of text (ends any streamed text of the turn).
+  verdict on_text(std::string_view content);
+  // A piece of streamed text; the content-loop check runs as the text arrives.
+  verdict on_text_chunk(std::string_view chunk);
+  // Cost reported by the caller (any currency unit), for the cost limit.
+  verdict add_cost(double amount);
+
+  void reset();  // forget the run, keep settings, clock and override
+  void set_clock(clock c);
+  void set_override(verdict_override f);
+
+  const manager_stats& stats() const;
+  const manager_config& config() const;
+  std::size_t events() const;  // events seen; the next event's index
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace loopguard

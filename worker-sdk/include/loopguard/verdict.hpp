@@ -1,0 +1,70 @@
+// What the manager says about one event: allow it, nudge the agent, reject the call, or stop.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loopguard/severity.hpp"
+
+namespace loopguard {
+
+// Detector ids as replay prints them (docs/detectors.md).
+enum class detector_id {
+  exact,
+  structural,
+  cycle,
+  similar_args,
+  result,
+  output_similarity,
+  content,
+  summary,
+  test_fix,
+  bash_cascade,
+  limit,
+  global,
+};
+inline constexpr std::size_t kDetectorCount = 12;
+
+std::string_view to_string(detector_id d);
+bool parse_detector(std::string_view name, detector_id& out);
+
+// One rule firing on one event. Several may fire on the same event.
+struct detection {
+  detector_id detector = detector_id::exact;
+  loopguard::severity level = severity::warn;
+  std::uint32_t count = 0;       // repetitions the rule counted (calls, cycles, turns, ...)
+  double confidence = 1.0;       // 0..1: how sure the rule is that this is no progress
+  std::size_t loop_start = 0;    // event index where the repeated behaviour began
+  std::uint32_t occurrence = 1;  // how many times this same loop has been detected (episodes)
+  std::string tool;              // the tool involved, when there is one
+  std::string message;           // the nudge text to show the agent
+  std::string suggestion;        // one line: what to try instead
+};
+
+enum class action {
+  allow,      // nothing to say
+  nudge,      // inject `message` (as a user/system message, or prepended to the tool result)
+  reject,     // the call must not run; give the agent `message` instead of a result
+  terminate,  // stop the run with status LOOP_DETECTED
+};
+
+std::string_view to_string(action a);
+
+struct verdict {
+  loopguard::action action = action::allow;
+  loopguard::severity level = severity::none;
+  std::size_t event_index = 0;      // the manager's index of the event judged
+  std::vector<detection> detections;  // every rule that fired; [strongest] first
+
+  bool allowed() const { return action == action::allow; }
+  // The strongest detection (the one the verdict follows); only when detections is not empty.
+  const detection& strongest() const { return detections.front(); }
+};
+
+// The status a caller should end a terminated run with.
+inline constexpr std::string_view kLoopDetectedStatus = "LOOP_DETECTED";
+
+}  // namespace loopguard

@@ -1,0 +1,25 @@
+#include "call_history.hpp"
+
+namespace loopguard::sdk {
+
+void call_history::push(call_record r) {
+  calls_.push_back(std::move(r));
+  while (calls_.size() > capacity_) calls_.pop_front();
+}
+
+call_record* call_history::find_open(std::string_view tool, std::string_view id) {
+  for (auto& c : calls_) {
+    if (c.answered) continue;
+    if (!id.empty() ? c.id == id : c.tool == tool) return &c;
+  }
+  return nullptr;
+}
+
+bool call_history::seen_exact(std::uint64_t exact, std::size_t upto) const {
+  for (std::size_t i = 0; i < calls_.size() && calls_[i].event_index < upto; ++i) {
+    if (calls_[i].fp.exact == exact) return true;
+  }
+  return false;
+}
+
+}  // namespace loopguard::sdk

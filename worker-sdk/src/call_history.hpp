@@ -1,0 +1,65 @@
+// The calls one agent made recently, with their results once known. Internal to the SDK.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "loopguard/fingerprint.hpp"
+
+namespace loopguard::sdk {
+
+struct call_record {
+  std::size_t event_index = 0;  // manager event index of the call
+  std::string tool;
+  std::string id;
+  call_fingerprint fp;
+  bool mutating = false;  // the call may change the world (an edit, a write, `rm`, ...)
+  bool test_run = false;  // the call runs a test suite
+  bool file_op = false;   // a shell command that reads or writes a file
+  // Known once the result arrives.
+  bool answered = false;
+  bool ok = true;
+  std::uint64_t result = 0;   // result fingerprint
+  bool unproductive = false;  // failed, or came back empty / "no results"
+  bool progress = false;      // a successful new change: breaks every repeat chain behind it
+  bool barrier = false;       // a repeat rule fired here and restarts its count after it
+};
+
+// Recent calls, newest last, at most `capacity` of them.
+class call_history {
+ public:
+  explicit call_history(std::size_t capacity) : capacity_(capacity) {}
+
+  void push(call_record r);
+  // The oldest unanswered call with this id (if `id` is set) or of this tool; nullptr if none.
+  call_record* find_open(std::string_view tool, std::string_view id);
+  // True when a call with this exact fingerprint is already in the history (before `upto`).
+  bool seen_exact(std::uint64_t exact, std::size_t upto) const;
+
+  std::size_t size() const { return calls_.size(); }
+  // i = 0 is the newest call.
+  const call_record& newest(std::size_t i) const { return calls_[calls_.size() - 1 - i]; }
+  const call_record* last() const { return calls_.empty() ? nullptr : &calls_.back(); }
+  void clear() { calls_.clear(); }
+
+ private:
+  std::size_t capacity_;
+  std::deque<call_record> calls_;
+};
+
+// Heuristics over tool names and shell commands (docs/detectors.md, "What counts as progress").
+bool is_mutating_tool(std::string_view tool);
+bool is_mutating_command(std::string_view command);
+bool is_test_tool(std::string_view tool);
+bool is_test_command(std::string_view command);
+bool is_file_op_command(std::string_view command);
+// Failed, empty, or one of the usual "nothing found" answers.
+bool is_unproductive(bool ok, std::string_view output);
+// A test run's output reports failures even though the tool call itself succeeded.
+bool reports_test_failure(std::string_view output);
+
+}  // namespace loopguard::sdk

@@ -1,0 +1,200 @@
+// Which tools and commands change things, run tests, or touch files.
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "call_history.hpp"
+#include "loopguard/shell_command.hpp"
+
+namespace loopguard::sdk {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool contains_any(std::string_view haystack, std::initializer_list<std::string_view> needles) {
+  return std::any_of(needles.begin(), needles.end(), [&](std::string_view n) {
+    return haystack.find(n) != std::string_view::npos;
+  });
+}
+
+// Words of a command line, split on blanks and on the shell's command separators, so that each
+// simple command of `cd x && pytest -q` can be looked at.
+std::vector<std::vector<std::string>> simple_commands(std::string_view command) {
+  std::vector<std::vector<std::string>> out(1);
+  std::string word;
+  auto flush = [&] {
+    if (!word.empty()) out.back().push_back(std::move(word));
+    word.clear();
+  };
+  for (char c : command) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      flush();
+    } else if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
+      flush();
+      if (!out.back().empty()) out.emplace_back();
+    } else if (c != '"' && c != '\'') {
+      word += c;
+    }
+  }
+  flush();
+  return out;
+}
+
+std::string base(const std::string& w) {
+  const auto slash = w.rfind('/');
+  return slash == std::string::npos ? w : w.substr(slash + 1);
+}
+
+// Skips VAR=value assignments and wrappers such as `sudo`, `env`, `timeout 60`.
+std::size_t command_start(const std::vector<std::string>& words) {
+  std::size_t i = 0;
+  while (i < words.size()) {
+    const std::string& w = words[i];
+    if (w.find('=') != std::string::npos && w.front() != '-') {
+      ++i;
+    } else if (w == "sudo" || w == "env" || w == "nice" || w == "time" || w == "exec") {
+      ++i;
+    } else if (w == "timeout" && i + 1 < words.size()) {
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+bool is_test_simple(const std::vector<std::string>& words) {
+  const std::size_t s = command_start(words);
+  if (s >= words.size()) return false;
+  const std::string cmd = base(words[s]);
+  const std::string next = s + 1 < words.size() ? words[s + 1] : "";
+  const std::string after = s + 2 < words.size() ? words[s + 2] : "";
+  static constexpr std::array<std::string_view, 14> kRunners{
+      "ctest",   "pytest", "py.test", "jest", "vitest",    "mocha", "rspec",
+      "phpunit", "tox",    "nox",     "nosetests", "ava", "karma", "prove"};
+  if (std::find(kRunners.begin(), kRunners.end(), cmd) != kRunners.end()) return true;
+  static constexpr std::array<std::string_view, 11> kTestSub{
+      "go", "cargo", "dotnet", "mvn", "gradle", "gradlew", "mix", "bun", "deno", "swift", "zig"};
+  if (std::find(kTestSub.begin(), kTestSub.end(), cmd) != kTestSub.end()) {
+    return next == "test" || next == "verify" || next == "nextest" || after == "test";
+  }
+  if (cmd == "npm" || cmd == "yarn" || cmd == "pnpm") {
+    return next == "test" || next == "t" || (next == "run" && after.starts_with("test"));
+  }
+  if (cmd == "npx" || cmd == "bunx") return next == "jest" || next == "vitest" || next == "mocha";
+  if (cmd == "make" || cmd == "ninja") {
+    return std::any_of(words.begin() + static_cast<std::ptrdiff_t>(s) + 1, words.end(),
+                       [](const std::string& w) { return w == "test" || w == "check"; });
+  }
+  if (cmd.starts_with("python")) {
+    return next == "-m" && (after == "pytest" || after == "unittest" || after == "nose");
+  }
+  return false;
+}
+
+bool is_mutating_simple(const std::vector<std::string>& words) {
+  const std::size_t s = command_start(words);
+  if (s >= words.size()) return false;
+  const std::string cmd = base(words[s]);
+  static constexpr std::array<std::string_view, 14> kWriters{
+      "mv", "cp", "rm", "rmdir", "touch", "mkdir", "tee", "patch", "ln", "chmod", "chown",
+      "truncate", "dd", "install"};
+  if (std::find(kWriters.begin(), kWriters.end(), cmd) != kWriters.end()) return true;
+  const std::string next = s + 1 < words.size() ? words[s + 1] : "";
+  if (cmd == "sed" || cmd == "perl") {
+    return std::any_of(words.begin(), words.end(),
+                       [](const std::string& w) { return w.starts_with("-i") || w == "-pi"; });
+  }
+  if (cmd == "git") {
+    static constexpr std::array<std::string_view, 12> kGitWrites{
+        "apply", "checkout", "commit", "reset", "merge", "rebase", "stash", "am",
+        "cherry-pick", "restore", "switch", "revert"};
+    return std::find(kGitWrites.begin(), kGitWrites.end(), next) != kGitWrites.end();
+  }
+  if (cmd == "npm" || cmd == "yarn" || cmd == "pnpm" || cmd == "pip" || cmd == "pip3" ||
+      cmd == "cargo" || cmd == "go" || cmd == "apt-get" || cmd == "apt" || cmd == "uv") {
+    return next == "install" || next == "add" || next == "get" || next == "i" ||
+           next == "remove" || next == "uninstall";
+  }
+  return false;
+}
+
+}  // namespace
+
+bool is_mutating_tool(std::string_view tool) {
+  const std::string t = lower(tool);
+  return contains_any(t, {"write", "edit", "create", "delete", "remove", "apply", "patch",
+                          "replace", "insert", "move", "rename", "update", "save", "commit",
+                          "append", "upload", "install", "mkdir", "touch"});
+}
+
+bool is_mutating_command(std::string_view command) {
+  // An output redirection writes a file (`2>&1` and `>/dev/null` do not count).
+  std::string c(command);
+  for (std::string_view harmless : {"2>&1", ">/dev/null", "> /dev/null", "&>/dev/null"}) {
+    for (auto p = c.find(harmless); p != std::string::npos; p = c.find(harmless)) {
+      c.erase(p, harmless.size());
+    }
+  }
+  if (shell::is_compound(c) && c.find('>') != std::string::npos) return true;
+  const auto cmds = simple_commands(c);
+  return std::any_of(cmds.begin(), cmds.end(), is_mutating_simple);
+}
+
+bool is_test_tool(std::string_view tool) {
+  const std::string t = lower(tool);
+  return t.find("test") != std::string::npos || t == "pytest" || t == "jest";
+}
+
+bool is_test_command(std::string_view command) {
+  const auto cmds = simple_commands(command);
+  return std::any_of(cmds.begin(), cmds.end(), is_test_simple);
+}
+
+bool is_file_op_command(std::string_view command) {
+  if (shell::file_read_target(command)) return true;
+  const auto cmds = simple_commands(command);
+  for (const auto& words : cmds) {
+    const std::size_t s = command_start(words);
+    if (s >= words.size()) continue;
+    const std::string cmd = base(words[s]);
+    if (cmd == "cat" || cmd == "sed" || cmd == "echo" || cmd == "printf" || cmd == "tee" ||
+        cmd == "head" || cmd == "tail" || cmd == "touch" || cmd == "awk") {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool is_unproductive(bool ok, std::string_view output) {
+  if (!ok) return true;
+  const auto first = output.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return true;
+  const std::string t = lower(output.substr(first, 200));
+  if (output.size() - first > 200) return false;  // a long answer is an answer
+  return contains_any(t, {"no results", "no result found", "not found", "no matches",
+                          "nothing found", "0 results", "no such file", "no files found"}) ||
+         t == "[]" || t == "{}" || t == "null";
+}
+
+bool reports_test_failure(std::string_view output) {
+  const std::string t = lower(output);
+  // "0 failed" is a pass; any other count of failures is a failure.
+  for (auto p = t.find(" failed"); p != std::string::npos; p = t.find(" failed", p + 1)) {
+    std::size_t k = p;
+    while (k > 0 && t[k - 1] >= '0' && t[k - 1] <= '9') --k;
+    if (k < p && !(p - k == 1 && t[k] == '0')) return true;
+  }
+  return output.find("FAILED") != std::string_view::npos ||
+         output.find("FAIL:") != std::string_view::npos ||
+         t.find("tests failed") != std::string::npos;
+}
+
+}  // namespace loopguard::sdk

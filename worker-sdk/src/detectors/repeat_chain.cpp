@@ -1,0 +1,242 @@
+#include "repeat_chain.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "loopguard/similarity.hpp"
+
+namespace loopguard::sdk {
+namespace {
+
+bool fires(std::uint32_t count, const ladder& steps) { return count >= steps.warn_at; }
+
+}  // namespace
+
+chain count_chain(const call_history& history, const call_record& current, std::uint32_t window,
+                  bool consecutive, bool outcome_aware,
+                  const std::function<bool(const call_record&)>& is_occurrence) {
+  chain c;
+  c.loop_start = current.event_index;
+  bool have_latest = false;
+  std::uint64_t latest = 0;
+  // The window counts the current call, so it looks back at window - 1 earlier calls.
+  const std::size_t look = std::min<std::size_t>(history.size(), window > 0 ? window - 1 : 0);
+  for (std::size_t i = 0; i < look; ++i) {
+    const call_record& r = history.newest(i);
+    if (r.barrier) break;
+    if (!is_occurrence(r)) {
+      if (consecutive || (outcome_aware && r.progress)) break;
+      continue;
+    }
+    if (outcome_aware) {
+      if (r.progress && r.fp.exact != current.fp.exact) break;  // a different change: progress
+      if (r.answered) {
+        if (!have_latest) {
+          latest = r.result;
+          have_latest = true;
+        } else if (r.result != latest) {
+          break;  // this call's outcome changed since: polling or paging, not a loop
+        }
+      }
+    }
+    if (!r.answered) c.results_known = false;
+    ++c.count;
+    c.loop_start = r.event_index;
+  }
+  return c;
+}
+
+std::optional<finding> check_exact(const call_history& history, const call_record& current,
+                                   const repeat_rule& rule, const ladder& steps,
+                                   bool outcome_aware, std::uint32_t total_calls) {
+  const auto same = [&](const call_record& r) { return r.fp.exact == current.fp.exact; };
+  chain best;
+  if (rule.mode != count_mode::window) {
+    best = count_chain(history, current, rule.window, true, outcome_aware, same);
+  }
+  if (rule.mode != count_mode::consecutive) {
+    const chain w = count_chain(history, current, rule.window, false, outcome_aware, same);
+    if (w.count > best.count) best = w;
+  }
+  finding f;
+  f.detector = detector_id::exact;
+  f.identity = current.fp.exact;
+  f.tool = current.tool;
+  f.rejectable = true;
+  if (fires(best.count, steps)) {
+    f.count = best.count;
+    f.steps = steps;
+    f.loop_start = best.loop_start;
+    f.confidence = best.results_known ? 1.0 : 0.9;
+    return f;
+  }
+  if (rule.absolute_cap > 0 && total_calls >= rule.absolute_cap) {
+    // The same call keeps coming back with new results: bounded only by the cap.
+    f.count = total_calls;
+    f.steps = ladder{rule.absolute_cap, rule.absolute_cap * 2};
+    f.loop_start = current.event_index;
+    f.confidence = 0.6;
+    f.detail = "cap";
+    return f;
+  }
+  return std::nullopt;
+}
+
+std::optional<finding> check_structural(const call_history& history, const call_record& current,
+                                        const repeat_rule& rule, const ladder& steps,
+                                        bool outcome_aware) {
+  const auto same = [&](const call_record& r) {
+    return r.fp.structural == current.fp.structural;
+  };
+  chain best;
+  if (rule.mode != count_mode::window) {
+    best = count_chain(history, current, rule.window, true, outcome_aware, same);
+  }
+  if (rule.mode != count_mode::consecutive) {
+    const chain w = count_chain(history, current, rule.window, false, outcome_aware, same);
+    if (w.count > best.count) best = w;
+  }
+  if (!fires(best.count, steps)) return std::nullopt;
+  finding f;
+  f.detector = detector_id::structural;
+  f.identity = current.fp.structural;
+  f.count = best.count;
+  f.steps = steps;
+  f.loop_start = best.loop_start;
+  f.confidence = best.results_known ? 0.85 : 0.75;
+  f.tool = current.tool;
+  f.detail = current.fp.normalized;
+  f.rejectable = true;
+  return f;
+}
+
+std::optional<finding> check_similar_args(const call_history& history,
+                                          const call_record& current,
+                                          const similar_args_rule& rule, const ladder& steps,
+                                          bool outcome_aware) {
+  const std::size_t look = std::min<std::size_t>(history.size(), rule.window - 1);
+  std::optional<similarity::cached_ratio> cached;  // built only when there is a candidate
+  std::uint32_t count = 1;
+  std::size_t start = current.event_index;
+  bool have_latest = false;
+  std::uint64_t latest = 0;
+  std::set<std::uint64_t> distinct{current.fp.exact};
+  double min_score = 100;
+  for (std::size_t i = 0; i < look; ++i) {
+    const call_record& r = history.newest(i);
+    if (outcome_aware && r.progress) break;
+    if (r.tool != current.tool || !r.answered) continue;
+    if (!r.unproductive) break;  // this tool just worked: progress
+    if (!cached) cached.emplace(std::string_view(current.fp.canonical_args));
+    const double score = cached->similarity(std::string_view(r.fp.canonical_args), rule.threshold);
+    if (score < rule.threshold) continue;
+    if (!have_latest) {
+      latest = r.result;
+      have_latest = true;
+    } else if (r.result != latest) {
+      break;  // failing differently each time: the agent is learning something
+    }
+    ++count;
+    start = r.event_index;
+    distinct.insert(r.fp.exact);
+    min_score = std::min(min_score, score);
+  }
+  if (count < steps.warn_at || distinct.size() < 2) return std::nullopt;
+  finding f;
+  f.detector = detector_id::similar_args;
+  f.identity = latest ^ std::hash<std::string>{}(current.tool);
+  f.count = count;
+  f.steps = steps;
+  f.loop_start = start;
+  f.confidence = 0.6 + 0.3 * (min_score / 100.0);
+  f.tool = current.tool;
+  f.rejectable = true;
+  return f;
+}
+
+std::optional<finding> check_cycle(const call_history& history, const call_record& current,
+                                   const cycle_rule& rule, bool outcome_aware) {
+  // seq(0) is the current call, seq(j) the j-th call before it.
+  const auto seq = [&](std::size_t j) -> const call_record& {
+    return j == 0 ? current : history.newest(j - 1);
+  };
+  const std::size_t n = history.size() + 1;
+  const auto equal = [&](std::size_t a, std::size_t b) {
+    const call_record& x = seq(a);
+    const call_record& y = seq(b);
+    if (x.fp.exact != y.fp.exact) return false;
+    if (outcome_aware && x.answered && y.answered && x.result != y.result) return false;
+    return true;
+  };
+  std::uint32_t best_reps = 0;
+  std::size_t best_k = 0, best_len = 0;
+  for (std::size_t k = rule.min_length; k <= rule.max_length && 2 * k <= n; ++k) {
+    bool distinct = false;
+    for (std::size_t j = 1; j < k && !distinct; ++j) distinct = seq(j).fp.exact != seq(0).fp.exact;
+    if (!distinct) continue;
+    std::size_t len = k;
+    while (len < n && equal(len - k, len)) ++len;
+    if (len < 2 * k) continue;
+    if (best_k != 0 && k % best_k == 0) continue;  // a multiple of a shorter cycle already found
+    const auto reps = static_cast<std::uint32_t>(rule.count_started ? (len + k - 1) / k : len / k);
+    if (reps > best_reps) {
+      best_reps = reps;
+      best_k = k;
+      best_len = len;
+    }
+  }
+  if (best_k == 0 || best_reps < rule.steps.warn_at) return std::nullopt;
+  // Identity: the cycle's calls in their smallest rotation, so it is the same loop whichever call
+  // of it is the current one.
+  std::vector<std::uint64_t> pattern;
+  for (std::size_t j = best_k; j-- > 0;) pattern.push_back(seq(j).fp.exact);
+  auto rot = pattern;
+  std::rotate(rot.begin(), std::min_element(rot.begin(), rot.end()), rot.end());
+  std::uint64_t id = 0x9e3779b97f4a7c15ULL;
+  for (auto v : rot) id = (id ^ v) * 0x100000001b3ULL;
+  finding f;
+  f.detector = detector_id::cycle;
+  f.identity = id;
+  f.count = best_reps;
+  f.steps = rule.steps;
+  f.loop_start = seq(best_len - 1).event_index;
+  f.confidence = 0.9;
+  f.tool = current.tool;
+  for (std::size_t j = best_k; j-- > 0;) {
+    if (!f.detail.empty()) f.detail += " -> ";
+    f.detail += seq(j).tool;
+  }
+  f.rejectable = true;
+  return f;
+}
+
+std::optional<finding> check_result(const call_history& history, const call_record& answered,
+                                    const result_rule& rule) {
+  if (answered.ok) return std::nullopt;
+  const std::size_t look = std::min<std::size_t>(history.size(), rule.window);
+  std::uint32_t count = 0;
+  std::size_t start = answered.event_index;
+  std::set<std::uint64_t> calls;
+  for (std::size_t i = 0; i < look; ++i) {
+    const call_record& r = history.newest(i);
+    if (!r.answered) continue;
+    if (rule.same_tool && r.tool != answered.tool) continue;
+    if (r.ok) break;  // the error streak ends at a success
+    if (r.result != answered.result) continue;
+    ++count;
+    start = std::min(start, r.event_index);
+    calls.insert(r.fp.exact);
+  }
+  if (count < rule.steps.warn_at || calls.size() < rule.min_distinct_calls) return std::nullopt;
+  finding f;
+  f.detector = detector_id::result;
+  f.identity = answered.result;
+  f.count = count;
+  f.steps = rule.steps;
+  f.loop_start = start;
+  f.confidence = calls.size() == count ? 0.9 : 0.8;
+  f.tool = answered.tool;
+  return f;
+}
+
+}  // namespace loopguard::sdk

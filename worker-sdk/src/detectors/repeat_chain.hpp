@@ -1,0 +1,48 @@
+// Rules 1, 2, 4 and 5: how many times the current call repeats an earlier one with nothing
+// changed in between (docs/detectors.md, "Repeat chains").
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "../call_history.hpp"
+#include "finding.hpp"
+#include "loopguard/config.hpp"
+
+namespace loopguard::sdk {
+
+struct chain {
+  std::uint32_t count = 1;      // the current call included
+  std::size_t loop_start = 0;   // event index of the oldest call counted
+  bool results_known = true;    // every counted earlier call had a result
+};
+
+// Walks back from the newest call. `is_occurrence` says whether a call repeats the current one.
+// The chain stops at a call that brought progress, at an occurrence whose result differs from
+// the most recent occurrence's (when `outcome_aware`), and, in consecutive mode, at the first
+// call that is not an occurrence.
+chain count_chain(const call_history& history, const call_record& current, std::uint32_t window,
+                  bool consecutive, bool outcome_aware,
+                  const std::function<bool(const call_record&)>& is_occurrence);
+
+std::optional<finding> check_exact(const call_history& history, const call_record& current,
+                                   const repeat_rule& rule, const ladder& steps,
+                                   bool outcome_aware, std::uint32_t total_calls);
+
+std::optional<finding> check_structural(const call_history& history, const call_record& current,
+                                        const repeat_rule& rule, const ladder& steps,
+                                        bool outcome_aware);
+
+std::optional<finding> check_similar_args(const call_history& history,
+                                          const call_record& current,
+                                          const similar_args_rule& rule, const ladder& steps,
+                                          bool outcome_aware);
+
+std::optional<finding> check_cycle(const call_history& history, const call_record& current,
+                                   const cycle_rule& rule, bool outcome_aware);
+
+// Rule 6, on a failed result: the same error from several calls in a row.
+std::optional<finding> check_result(const call_history& history, const call_record& answered,
+                                    const result_rule& rule);
+
+}  // namespace loopguard::sdk

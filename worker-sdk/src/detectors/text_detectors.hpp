@@ -1,0 +1,68 @@
+// Rules 7 and 8: repeated text across turns, and a chunk repeating inside one streamed text.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "finding.hpp"
+
+namespace loopguard::sdk {
+
+// Each text output against the last `history` outputs with ratio() >= threshold.
+class output_similarity_detector {
+ public:
+  explicit output_similarity_detector(const output_similarity_rule& rule) : rule_(rule) {}
+
+  // `event_index` is where this output was seen. Returns a finding when it is similar to one of
+  // the remembered outputs.
+  std::optional<finding> check(std::string_view text, std::size_t event_index);
+  void reset();
+
+ private:
+  struct output {
+    std::string text;
+    std::size_t event_index;
+  };
+  output_similarity_rule rule_;
+  std::deque<output> recent_;
+  std::uint32_t streak_ = 0;  // similar outputs in a row
+};
+
+// The same chunk of characters repeating at short distance within one stream (the "chanting"
+// loop). Decisions depend only on the text, never on how it was split into chunks: text is
+// classified line by line (code fences are skipped; list items, table rows, headings, block
+// quotes and divider lines reset the tracking and never fire it).
+class content_loop_detector {
+ public:
+  explicit content_loop_detector(const content_rule& rule) : rule_(rule) {}
+
+  std::optional<finding> feed(std::string_view chunk, std::size_t event_index);
+  // The stream ended (the turn is over): a pending partial line is classified and scanned.
+  std::optional<finding> finish(std::size_t event_index);
+  void reset();  // forget everything, including fence state and detections in this stream
+
+ private:
+  enum class line_kind { undecided, prose, skip };
+  std::optional<finding> on_char(char c, std::size_t event_index);
+  std::optional<finding> decide_line(std::size_t event_index);
+  std::optional<finding> append(std::string_view text, std::size_t event_index);
+  std::optional<finding> scan(std::size_t event_index);
+  void reset_tracking();
+
+  content_rule rule_;
+  bool in_fence_ = false;
+  line_kind kind_ = line_kind::undecided;
+  std::string line_head_;  // the start of the current line, until its kind is known
+  std::string history_;    // prose text since the last reset
+  std::size_t scanned_ = 0;  // chunk start positions already indexed
+  std::unordered_map<std::string_view, std::vector<std::size_t>> chunks_;
+  std::uint32_t detections_ = 0;
+  std::size_t stream_start_ = 0;
+};
+
+}  // namespace loopguard::sdk

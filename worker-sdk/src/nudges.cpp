@@ -1,0 +1,112 @@
+#include "nudges.hpp"
+
+namespace loopguard::sdk {
+namespace {
+
+std::string n(std::uint32_t v) { return std::to_string(v); }
+
+std::string prefix(severity level) {
+  switch (level) {
+    case severity::warn: return "[Loopguard] ";
+    case severity::critical: return "[Loopguard CRITICAL] ";
+    case severity::terminate: return "[Loopguard STOP] ";
+    case severity::none: break;
+  }
+  return "[Loopguard] ";
+}
+
+std::string tail(severity level, const finding& f, std::uint32_t occurrence) {
+  std::string t;
+  if (occurrence >= 2 && level != severity::terminate) {
+    t += " This is the " + n(occurrence) +
+         (occurrence == 2 ? "nd" : occurrence == 3 ? "rd" : "th") +
+         " time you have fallen back into this loop.";
+  }
+  if (level == severity::critical && f.rejectable) {
+    t += " Calls that repeat it will be refused until you do something different.";
+  }
+  if (level == severity::terminate) t += " The run is being stopped (LOOP_DETECTED).";
+  return t;
+}
+
+nudge_text body(const finding& f) {
+  const std::string& tool = f.tool;
+  switch (f.detector) {
+    case detector_id::exact:
+      if (f.detail == "cap") {
+        return {"`" + tool + "` has now been called " + n(f.count) +
+                    " times with the same arguments. Its output keeps changing, so this may be "
+                    "polling, but the limit for one call is reached.",
+                "Wait for the condition some other way, or report what you are waiting for."};
+      }
+      return {"You have called `" + tool + "` " + n(f.count) +
+                  " times with identical arguments and got the same outcome each time. Repeating "
+                  "it will not produce anything new.",
+              "Use a different tool or different arguments, explain what is blocking you, or "
+              "say so if the task is already done."};
+    case detector_id::structural:
+      return {"You have called `" + tool + "` " + n(f.count) + " times on the same target (" +
+                  f.detail + "), changing only optional flags, with the same outcome.",
+              "You already have this result; act on it instead of fetching it again."};
+    case detector_id::cycle:
+      return {"The same sequence of calls (" + f.detail + ") has now repeated " + n(f.count) +
+                  " times in a row without any change in the results.",
+              "Break the cycle: re-read the last error carefully, then try an approach you have "
+              "not tried yet."};
+    case detector_id::similar_args:
+      return {"You have tried `" + tool + "` " + n(f.count) +
+                  " times with only slightly different arguments, and every attempt failed or "
+                  "came back empty in the same way.",
+              "Small variations of the same attempt will not help: question the assumption "
+              "behind it, or look for the information another way."};
+    case detector_id::result:
+      return {"The last " + n(f.count) + " calls (most recently `" + tool +
+                  "`) all failed with the same error.",
+              "Read that error and fix its cause before calling anything else."};
+    case detector_id::output_similarity:
+      return {"Your reply is " + f.detail +
+                  "% similar to one of your recent replies: you are repeating yourself.",
+              "Say something new: take the next concrete step with a tool, or state what is "
+              "blocking you."};
+    case detector_id::content:
+      return {"The text you are writing keeps repeating the same passage (\"" +
+                  f.detail.substr(0, 40) + "...\").",
+              "Stop this reply and continue with a concrete action."};
+    case detector_id::summary:
+      return {"That is " + n(f.count) +
+                  " replies in a row without a tool call: you are summarising instead of "
+                  "working.",
+              "Pick the next task and start on it with a tool now."};
+    case detector_id::test_fix:
+      return {"The tests have now failed " + n(f.count) + " times in a row (last run: `" + tool +
+                  "`). Iterating on the same fix is not converging.",
+              "Step back: re-read the failure output, question your diagnosis, and try a "
+              "different fix strategy."};
+    case detector_id::bash_cascade:
+      if (f.detail == "file_ops") {
+        return {n(f.count) + " shell commands in a row have failed, and they were file "
+                             "operations (cat, sed, echo > file, ...).",
+                "Use the file tools (read_file, write_file, edit_file) instead of the shell for "
+                "reading and writing files."};
+      }
+      return {n(f.count) + " shell commands in a row have failed (last: `" + tool + "`).",
+              "Stop and diagnose the first failure before running more commands."};
+    case detector_id::limit:
+      return {"Safety limit: " + f.detail + ".",
+              "Wrap up: report what is done and what remains."};
+    case detector_id::global:
+      return {"The whole swarm is stuck on `" + tool + "`: " + f.detail + ".",
+              "Try a fundamentally different strategy; do not retry this call."};
+  }
+  return {"", ""};
+}
+
+}  // namespace
+
+nudge_text make_nudge(const finding& f, severity level, std::uint32_t occurrence) {
+  nudge_text t = body(f);
+  t.message = prefix(level) + t.message + " " + t.suggestion + tail(level, f, occurrence);
+  return t;
+}
+
+}  // namespace loopguard::sdk

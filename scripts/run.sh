@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the main program built so far:
-# the fingerprints of every bundled example trace.
+# Installs what is missing, builds, and runs the main program built so far: `loopguard replay`
+# over the bundled example traces (what Loopguard would have told each agent, as JSON Lines),
+# then the same with --expect (each example checked against its own expectation).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 build_dir=${LOOPGUARD_BUILD_DIR:-build}
-for trace in tests/data/traces/*.jsonl; do
-  "$build_dir/loopguard" fingerprint "$trace"
-done
+"$build_dir/loopguard" replay tests/data/traces/*.jsonl
+"$build_dir/loopguard" replay --expect tests/data/traces/*.jsonl

@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.25)
 # ctest: `loopguard fingerprint` over every bundled trace matches the golden output in
 # tests/data/fingerprints/ (fingerprints are a wire contract: they must not drift), and prints one
 # line per tool_call / tool_result.

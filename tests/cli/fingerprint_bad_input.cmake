@@ -1,3 +1,4 @@
+cmake_minimum_required(VERSION 3.25)
 # ctest: a trace with a broken line is refused with exit status 2 and a message naming the file
 # and the line; nothing is printed to stdout for it.
 #   -DLOOPGUARD=path/to/loopguard -DBAD=tests/data/bad/not_json_line3.jsonl

@@ -173,6 +173,7 @@ std::optional<std::string> parse_config(const json& doc, manager_config& out) {
     e.read("reject_at_critical", c.escalation.reject_at_critical);
     e.read("outcome_aware", c.escalation.outcome_aware);
     e.read("every_firing_counts", c.escalation.every_firing_counts);
+    e.read("repeat_nudges", c.escalation.repeat_nudges);
     e.finish();
   }
   if (const json* tools = top.find("tools"); tools != nullptr && error.empty()) {
@@ -258,7 +259,8 @@ json to_json(const manager_config& c) {
   j["escalation"] = {{"terminate_after", c.escalation.terminate_after},
                      {"reject_at_critical", c.escalation.reject_at_critical},
                      {"outcome_aware", c.escalation.outcome_aware},
-                     {"every_firing_counts", c.escalation.every_firing_counts}};
+                     {"every_firing_counts", c.escalation.every_firing_counts},
+                     {"repeat_nudges", c.escalation.repeat_nudges}};
   j["tools"] = json::object();
   for (const auto& [tool, o] : c.tools) {
     json t = json::object();

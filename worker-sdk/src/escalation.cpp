@@ -1,5 +1,7 @@
 #include "escalation.hpp"
 
+#include <algorithm>
+
 namespace loopguard::sdk {
 
 severity count_severity(std::uint32_t count, const ladder& steps) {
@@ -20,11 +22,14 @@ severity escalation::judge(const finding& f, std::uint32_t& occurrence) {
   if (!st.active || rule_.every_firing_counts) {
     ++st.detections;
     st.active = true;
+    st.last_level = severity::none;
   }
   occurrence = st.detections;
   if (rule_.terminate_after > 0 && st.detections >= rule_.terminate_after) {
     s = severity::terminate;
   }
+  if (!rule_.repeat_nudges && s <= st.last_level) return severity::none;  // said already
+  st.last_level = std::max(st.last_level, s);
   return s;
 }
 

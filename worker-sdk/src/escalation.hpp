@@ -35,6 +35,7 @@ class escalation {
   struct loop_state {
     std::uint32_t detections = 0;
     bool active = false;
+    severity last_level = severity::none;  // the highest level said in this episode
   };
   escalation_rule rule_;
   std::map<std::pair<detector_id, std::uint64_t>, loop_state> loops_;

@@ -198,7 +198,11 @@ struct ExecutionEconomicsManager::impl {
         }
       }
       if (config.structural.enabled && !exact_fired) {
-        const ladder steps = ov && ov->structural ? *ov->structural : config.structural.steps;
+        // A tool whose exact ladder is overridden gets the same ladder for structural repeats
+        // unless that is overridden too: a polling tool is allowed to repeat either way.
+        const ladder steps = ov && ov->structural ? *ov->structural
+                             : ov && ov->exact    ? *ov->exact
+                                                  : config.structural.steps;
         if (auto f = sdk::check_structural(history, rec, config.structural, steps, aware)) {
           findings.push_back(std::move(*f));
         } else {

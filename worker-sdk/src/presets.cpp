@@ -151,6 +151,7 @@ manager_config cline() {
   manager_config c = all_off("cline");
   c.exact = {true, {3, 5}, count_mode::consecutive, 1000, 0, false};
   c.escalation.reject_at_critical = false;
+  c.escalation.repeat_nudges = false;  // one warning at 3, one escalation at 5
   c.limit = {true, 0, 0, 0, 3, 1};
   return c;
 }
@@ -178,7 +179,7 @@ manager_config goose() {
 manager_config openclaw() {
   manager_config c = all_off("openclaw");
   c.exact = {true, {11, 21}, count_mode::window, 31, 0, false};
-  c.cycle = {true, {5, 10}, 2, 2, /*count_started=*/true};
+  c.cycle = {true, {5, 10}, 2, 2, /*count_started=*/false};
   c.escalation.reject_at_critical = true;
   return c;
 }

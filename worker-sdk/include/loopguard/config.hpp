@@ -92,6 +92,7 @@ struct escalation_rule {
   bool reject_at_critical = true;     // a critical repeat call is rejected, not run
   bool outcome_aware = true;          // results decide what counts as a repeat (rule 5)
   bool every_firing_counts = false;   // each firing is a new detection, not each episode
+  bool repeat_nudges = true;          // false: within an episode, speak only when the level rises
 };
 
 // Per-tool overrides of the call-repeat rules; unset fields keep the global value.

@@ -1,0 +1,152 @@
+// Rules 10-12: test-fix cycles, shell failure cascades, safety limits.
+#include "sdk_test_util.hpp"
+
+using namespace lgtest;
+using loopguard::action;
+using loopguard::detector_id;
+using loopguard::severity;
+
+TEST_SUITE("test_fix") {
+  TEST_CASE("three failing test runs in a row, edits in between") {
+    ExecutionEconomicsManager m;
+    verdict last;
+    for (int i = 0; i < 3; ++i) {
+      step(m, "edit_file", R"({"path":"p.cc","new":")" + std::to_string(i) + "\"}", true, "ok");
+      m.on_tool_call_json("bash", R"({"command":"ctest --output-on-failure"})");
+      last = m.on_tool_result("bash", false, "1 test failed (attempt " + std::to_string(i) + ")");
+    }
+    REQUIRE(fired(last, detector_id::test_fix));
+    CHECK(get(last, detector_id::test_fix).count == 3);
+  }
+
+  TEST_CASE("test commands are recognized across ecosystems") {
+    const char* cmds[] = {"pytest -q",         "go test ./...",   "cargo test",
+                          "npm test",          "make test",       "python -m pytest tests",
+                          "cd build && ctest", "yarn run test:ci", "npx jest --ci"};
+    for (const char* c : cmds) {
+      CAPTURE(c);
+      ExecutionEconomicsManager m;
+      verdict v;
+      for (int i = 0; i < 3; ++i) {
+        m.on_tool_call_json("bash", std::string(R"({"command":")") + c + "\"}");
+        v = m.on_tool_result("bash", false, "FAILED " + std::to_string(i));
+      }
+      CHECK(fired(v, detector_id::test_fix));
+    }
+  }
+
+  TEST_CASE("a passing run resets; reported failures count even when the call succeeded") {
+    ExecutionEconomicsManager m;
+    step(m, "run_tests", "{}", false, "2 failed");
+    step(m, "run_tests", "{}", true, "10 passed");
+    m.on_tool_call_json("run_tests", R"({"k":1})");
+    CHECK_FALSE(fired(m.on_tool_result("run_tests", true, "3 failed, 7 passed"),
+                      detector_id::test_fix));
+    m.on_tool_call_json("run_tests", R"({"k":2})");
+    m.on_tool_result("run_tests", true, "1 failed, 9 passed");
+    m.on_tool_call_json("run_tests", R"({"k":3})");
+    CHECK(fired(m.on_tool_result("run_tests", true, "FAILED test_x"), detector_id::test_fix));
+  }
+
+  TEST_CASE("tests that pass after different edits are healthy") {
+    ExecutionEconomicsManager m;
+    for (int i = 0; i < 6; ++i) {
+      step(m, "edit_file", R"({"path":"p.cc","new":")" + std::to_string(i) + "\"}", true, "ok");
+      m.on_tool_call_json("bash", R"({"command":"ctest"})");
+      CHECK(m.on_tool_result("bash", true, std::to_string(10 + i) + " tests passed").allowed());
+    }
+  }
+}
+
+TEST_SUITE("bash_cascade") {
+  TEST_CASE("failing file operations point to the file tools") {
+    ExecutionEconomicsManager m;
+    const char* cmds[] = {"cat missing.txt", "sed -n 1,5p missing.txt", "echo x > /ro/file"};
+    verdict v;
+    for (const char* c : cmds) {
+      m.on_tool_call_json("bash", std::string(R"({"command":")") + c + "\"}");
+      v = m.on_tool_result("bash", false, "No such file or directory");
+    }
+    REQUIRE(fired(v, detector_id::bash_cascade));
+    CHECK(get(v, detector_id::bash_cascade).message.find("file tools") != std::string::npos);
+  }
+
+  TEST_CASE("other failing commands get a plain cascade warning") {
+    ExecutionEconomicsManager m;
+    const char* cmds[] = {"npm install foo", "yarn add foo", "pnpm add foo"};
+    verdict v;
+    for (const char* c : cmds) {
+      m.on_tool_call_json("bash", std::string(R"({"command":")") + c + "\"}");
+      v = m.on_tool_result("bash", false, std::string("ERR ") + c);
+    }
+    REQUIRE(fired(v, detector_id::bash_cascade));
+    CHECK(get(v, detector_id::bash_cascade).message.find("file tools") == std::string::npos);
+  }
+
+  TEST_CASE("a successful shell command resets the cascade; other tools do not") {
+    ExecutionEconomicsManager m;
+    step(m, "bash", R"({"command":"a"})", false, "e1");
+    step(m, "read_file", R"({"path":"x"})", true, "x");
+    step(m, "bash", R"({"command":"b"})", false, "e2");
+    step(m, "bash", R"({"command":"ls"})", true, "file");
+    m.on_tool_call_json("bash", R"({"command":"c"})");
+    CHECK_FALSE(fired(m.on_tool_result("bash", false, "e3"), detector_id::bash_cascade));
+  }
+}
+
+TEST_SUITE("limit") {
+  TEST_CASE("iterations: a warning at 80%, then terminate past the limit") {
+    auto c = preset("balanced");
+    c.limit.max_iterations = 10;
+    ExecutionEconomicsManager m(c);
+    bool warned = false;
+    for (int i = 1; i <= 10; ++i) {
+      const verdict v = m.on_text("turn " + std::to_string(i) + " with some different words " +
+                                  std::string(static_cast<std::size_t>(i), 'x'));
+      if (i == 8) {
+        warned = fired(v, detector_id::limit);
+        CHECK(get(v, detector_id::limit).level == severity::warn);
+      }
+      CHECK(v.action != action::terminate);
+      m.on_tool_call_json("t", R"({"i":)" + std::to_string(i) + "}");
+      m.on_tool_result("t", true, std::to_string(i));
+    }
+    CHECK(warned);
+    const verdict over = m.on_text("one more");
+    CHECK(over.action == action::terminate);
+    CHECK(fired(over, detector_id::limit));
+  }
+
+  TEST_CASE("wall time uses the injected clock") {
+    auto c = preset("balanced");
+    c.limit.max_wall_seconds = 100;
+    ExecutionEconomicsManager m(c);
+    double now = 1000;
+    m.set_clock([&] { return now; });
+    CHECK(step(m, "a", "{}", true, "1").allowed());
+    now = 1050;
+    CHECK(step(m, "b", "{}", true, "2").allowed());
+    now = 1100;
+    CHECK(m.on_tool_call_json("c", "{}").action == action::terminate);
+  }
+
+  TEST_CASE("cost reported by the caller") {
+    auto c = preset("balanced");
+    c.limit.max_cost = 10;
+    ExecutionEconomicsManager m(c);
+    CHECK(m.add_cost(5).allowed());
+    CHECK(m.add_cost(3.5).level == severity::warn);
+    CHECK(m.add_cost(2).action == action::terminate);
+  }
+
+  TEST_CASE("consecutive failures") {
+    auto c = preset("ralph");
+    ExecutionEconomicsManager m(c);
+    for (int i = 0; i < 4; ++i) {
+      m.on_tool_call_json("t" + std::to_string(i), "{}");
+      CHECK(m.on_tool_result("t" + std::to_string(i), false, "e").action != action::terminate);
+    }
+    m.on_tool_call_json("t", "{}");
+    CHECK(m.on_tool_result("t", false, "e").action == action::terminate);
+  }
+}

@@ -40,29 +40,45 @@ bool fingerprinter::is_shell_tool(std::string_view tool) const {
 }
 
 call_fingerprint fingerprinter::of_call(std::string_view tool, const nlohmann::json& args) const {
+  canonical_args a = make_canonical_args(args, &volatile_);
+  return finish(tool, a);
+}
+
+std::optional<call_fingerprint> fingerprinter::try_of_call_text(std::string_view tool,
+                                                                std::string_view args_json) const {
+  canonical_args a;
+  if (!parse_canonical_args(args_json, &volatile_, a)) return std::nullopt;
+  return finish(tool, a);
+}
+
+call_fingerprint fingerprinter::of_call_text(std::string_view tool,
+                                             std::string_view args_json) const {
+  if (auto fp = try_of_call_text(tool, args_json)) return std::move(*fp);
+  // Invalid: let nlohmann describe where (this throws parse_error).
+  return of_call(tool, nlohmann::json::parse(args_json));
+}
+
+call_fingerprint fingerprinter::finish(std::string_view tool, canonical_args& args) const {
   call_fingerprint fp;
-  const nlohmann::json* effective = &args;
-  nlohmann::json rewritten;
-  if (args.is_object() && is_shell_tool(tool)) {
+  if (args.is_object && is_shell_tool(tool)) {
     for (const auto& key : options_.command_keys) {
-      auto it = args.find(key);
-      if (it == args.end() || !it->is_string()) continue;
+      auto it = std::find_if(args.members.begin(), args.members.end(),
+                             [&](const canonical_args::member& m) { return m.key == key; });
+      if (it == args.members.end() || !it->text) continue;
       fp.is_shell = true;
-      fp.shell_command = shell::normalize_whitespace(it->get_ref<const std::string&>());
-      if (fp.shell_command != it->get_ref<const std::string&>()) {
-        rewritten = args;
-        rewritten[key] = fp.shell_command;
-        effective = &rewritten;
+      fp.shell_command = shell::normalize_whitespace(*it->text);
+      if (fp.shell_command != *it->text) {
+        it->value.clear();
+        append_json_string(it->value, fp.shell_command);
       }
       break;
     }
   }
-
-  append_canonical_json(fp.canonical_args, *effective, &volatile_);
-  std::string exact_text;
-  exact_text.reserve(tool.size() + 1 + fp.canonical_args.size());
-  exact_text.append(tool).append(":").append(fp.canonical_args);
-  fp.exact = hash(exact_text, kExactSeed);
+  fp.canonical_args = args.canonical();
+  std::string text;
+  text.reserve(tool.size() + 1 + fp.canonical_args.size());
+  text.append(tool).append(":").append(fp.canonical_args);
+  fp.exact = hash(text, kExactSeed);
 
   std::optional<std::string> read_target;
   if (fp.is_shell) read_target = shell::file_read_target(fp.shell_command);
@@ -70,25 +86,24 @@ call_fingerprint fingerprinter::of_call(std::string_view tool, const nlohmann::j
     fp.normalized = "bash:file_read:" + *read_target;
   } else {
     fp.normalized.append(tool).append(":");
-    if (effective->is_object()) {
-      nlohmann::json primary = nlohmann::json::object();
-      for (const auto& [key, value] : effective->items()) {
-        if (primary_.find(key) != primary_.end() && volatile_.find(key) == volatile_.end()) {
-          primary[key] = value;
-        }
+    if (args.is_object) {
+      fp.normalized += '{';
+      bool first = true;
+      for (const auto& m : args.members) {
+        if (primary_.find(m.key) == primary_.end()) continue;
+        if (!first) fp.normalized += ',';
+        first = false;
+        append_json_string(fp.normalized, m.key);
+        fp.normalized += ':';
+        fp.normalized += m.value;
       }
-      append_canonical_json(fp.normalized, primary, &volatile_);
+      fp.normalized += '}';
     } else {
       fp.normalized += fp.canonical_args;
     }
   }
   fp.structural = hash(fp.normalized, kStructuralSeed);
   return fp;
-}
-
-call_fingerprint fingerprinter::of_call_text(std::string_view tool,
-                                             std::string_view args_json) const {
-  return of_call(tool, nlohmann::json::parse(args_json));
 }
 
 std::uint64_t fingerprinter::of_result(bool ok, std::string_view output) const {

@@ -182,44 +182,58 @@ struct scanner {
 
 std::string mask_volatile(std::string_view output) {
   std::string out;
-  out.reserve(output.size());
   const scanner sc{output};
+  const std::size_t n = output.size();
+  std::size_t copied = 0;  // output[0, copied) is already in `out`
+  const auto replace = [&](std::size_t at, std::size_t len, std::string_view with) {
+    if (out.empty()) out.reserve(n);
+    out.append(output.data() + copied, at - copied);
+    out.append(with);
+    copied = at + len;
+  };
   std::size_t i = 0;
-  while (i < output.size()) {
-    const char c = output[i];
-    const bool word_start = i == 0 || !is_word(output[i - 1]);
-    if (word_start && is_word(c)) {
-      std::size_t n;
-      if ((n = sc.uuid(i)) > 0) {
-        out += "<uuid>";
-      } else if ((n = sc.timestamp(i)) > 0) {
-        out += "<time>";
-      } else if ((n = sc.hex_number(i)) > 0) {
-        out += "<hex>";
-      } else if ((n = sc.duration(i)) > 0) {
-        out += "<dur>";
-      } else {
-        std::size_t prefix = 0, num = 0;
-        if (sc.pid(i, prefix, num)) {
-          out.append(output.substr(i, prefix));
-          out += "<pid>";
-          n = prefix + num;
-        }
-      }
-      if (n > 0) {
-        i += n;
-        continue;
-      }
-      // Not volatile: copy the whole word so no matcher starts inside it.
-      std::size_t k = i;
-      while (k < output.size() && is_word(output[k])) ++k;
-      out.append(output.substr(i, k - i));
-      i = k;
+  while (i < n) {
+    if (!is_word(output[i])) {
+      ++i;
       continue;
     }
-    out += c;
-    ++i;
+    // A word starts at i. Only words that start with a digit, a hex letter or `p` can hold
+    // something volatile; the rest are skipped whole without trying any matcher.
+    const char c = output[i];
+    std::size_t m = 0;
+    if (is_digit(c)) {
+      if ((m = sc.uuid(i)) > 0) {
+        replace(i, m, "<uuid>");
+      } else if ((m = sc.timestamp(i)) > 0) {
+        replace(i, m, "<time>");
+      } else if ((m = sc.hex_number(i)) > 0) {
+        replace(i, m, "<hex>");
+      } else if ((m = sc.duration(i)) > 0) {
+        replace(i, m, "<dur>");
+      }
+    } else if (is_hex(c)) {
+      if (sc.hex_run(i) >= 8) {
+        if ((m = sc.uuid(i)) > 0) {
+          replace(i, m, "<uuid>");
+        } else if ((m = sc.hex_number(i)) > 0) {
+          replace(i, m, "<hex>");
+        }
+      }
+    } else if (c == 'p' || c == 'P') {
+      std::size_t prefix = 0, num = 0;
+      if (sc.pid(i, prefix, num)) {
+        m = prefix + num;
+        replace(i + prefix, num, "<pid>");
+      }
+    }
+    if (m > 0) {
+      i += m;
+      continue;
+    }
+    while (i < n && is_word(output[i])) ++i;  // not volatile: no matcher starts inside it
   }
+  if (copied == 0) return std::string(output);
+  out.append(output.data() + copied, n - copied);
   return out;
 }
 

@@ -51,6 +51,20 @@ struct ExecutionEconomicsManager::impl {
   sdk::content_loop_detector content;
   sdk::safety_limits limits;
   std::unordered_map<std::uint64_t, std::uint32_t> totals;  // calls per exact fingerprint
+  struct tool_kind {
+    bool mutating, test;
+  };
+  // What each tool name is, worked out once per name (agents use a handful of tools).
+  std::unordered_map<std::string, tool_kind> tool_kinds;
+
+  const tool_kind& kind_of(std::string_view tool) {
+    auto it = tool_kinds.find(std::string(tool));
+    if (it != tool_kinds.end()) return it->second;
+    if (tool_kinds.size() >= kMaxTotals) tool_kinds.clear();
+    return tool_kinds
+        .emplace(std::string(tool), tool_kind{sdk::is_mutating_tool(tool), sdk::is_test_tool(tool)})
+        .first->second;
+  }
 
   sdk::streak text_turns, test_failures, shell_failures;
   std::uint32_t shell_file_op_failures = 0;
@@ -157,7 +171,7 @@ struct ExecutionEconomicsManager::impl {
     return v;
   }
 
-  verdict tool_call(std::string_view tool, const nlohmann::json& args, std::string_view id) {
+  verdict tool_call(std::string_view tool, call_fingerprint call_fp, std::string_view id) {
     const std::size_t index = begin_event();
     ++stats.tool_calls;
     if (last == last_event::none || last == last_event::tool_result) new_turn();
@@ -171,11 +185,11 @@ struct ExecutionEconomicsManager::impl {
     rec.event_index = index;
     rec.tool = std::string(tool);
     rec.id = std::string(id);
-    rec.fp = fp.of_call(tool, args);
-    rec.mutating = sdk::is_mutating_tool(tool) ||
-                   (rec.fp.is_shell && sdk::is_mutating_command(rec.fp.shell_command));
-    rec.test_run = sdk::is_test_tool(tool) ||
-                   (rec.fp.is_shell && sdk::is_test_command(rec.fp.shell_command));
+    rec.fp = std::move(call_fp);
+    const tool_kind& kind = kind_of(tool);
+    rec.mutating =
+        kind.mutating || (rec.fp.is_shell && sdk::is_mutating_command(rec.fp.shell_command));
+    rec.test_run = kind.test || (rec.fp.is_shell && sdk::is_test_command(rec.fp.shell_command));
     rec.file_op = rec.fp.is_shell && sdk::is_file_op_command(rec.fp.shell_command);
     rec.progress = rec.mutating && !history.seen_exact(rec.fp.exact, index);
     if (totals.size() >= kMaxTotals) totals.clear();
@@ -240,7 +254,7 @@ struct ExecutionEconomicsManager::impl {
 
     sdk::call_record* rec = history.find_open(tool, id);
     const std::uint64_t result = fp.of_result(ok, output);
-    bool test_run = sdk::is_test_tool(tool);
+    bool test_run = kind_of(tool).test;
     bool shell = fp.is_shell_tool(tool);
     bool file_op = false;
     std::string call_tool(tool);
@@ -369,15 +383,18 @@ ExecutionEconomicsManager& ExecutionEconomicsManager::operator=(
 verdict ExecutionEconomicsManager::on_tool_call(std::string_view tool,
                                                 const nlohmann::json& args,
                                                 std::string_view call_id) {
-  return impl_->tool_call(tool, args, call_id);
+  return impl_->tool_call(tool, impl_->fp.of_call(tool, args), call_id);
 }
 
 verdict ExecutionEconomicsManager::on_tool_call_json(std::string_view tool,
                                                      std::string_view args_json,
                                                      std::string_view call_id) {
-  nlohmann::json args = nlohmann::json::parse(args_json, nullptr, /*allow_exceptions=*/false);
-  if (args.is_discarded()) args = std::string(args_json);  // still counts as a repeat
-  return impl_->tool_call(tool, args, call_id);
+  if (auto fp = impl_->fp.try_of_call_text(tool, args_json)) {
+    return impl_->tool_call(tool, std::move(*fp), call_id);
+  }
+  // Not valid JSON: fingerprint the text as a string, so a malformed call still repeats.
+  return impl_->tool_call(tool, impl_->fp.of_call(tool, nlohmann::json(std::string(args_json))),
+                          call_id);
 }
 
 verdict ExecutionEconomicsManager::on_tool_result(std::string_view tool, bool ok,

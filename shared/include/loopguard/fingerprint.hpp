@@ -11,12 +11,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "loopguard/canonical_args.hpp"
 #include "loopguard/canonical_json.hpp"
 
 namespace loopguard {
@@ -58,8 +60,12 @@ class fingerprinter {
   // `args` is normally an object; any other JSON value is fingerprinted as it is.
   call_fingerprint of_call(std::string_view tool, const nlohmann::json& args) const;
 
-  // The same from JSON text; throws nlohmann::json::parse_error on invalid JSON.
+  // The same from JSON text, without building a document (the hot path); throws
+  // nlohmann::json::parse_error on invalid JSON.
   call_fingerprint of_call_text(std::string_view tool, std::string_view args_json) const;
+  // As of_call_text, but nullopt instead of an exception for invalid JSON.
+  std::optional<call_fingerprint> try_of_call_text(std::string_view tool,
+                                                   std::string_view args_json) const;
 
   std::uint64_t of_result(bool ok, std::string_view output) const;
 
@@ -67,6 +73,8 @@ class fingerprinter {
   const fingerprint_options& options() const { return options_; }
 
  private:
+  call_fingerprint finish(std::string_view tool, canonical_args& args) const;
+
   fingerprint_options options_;
   key_set primary_;
   key_set volatile_;

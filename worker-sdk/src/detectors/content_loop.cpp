@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <set>
 
 #include "text_detectors.hpp"
 
@@ -49,10 +48,19 @@ bool is_fence(std::string_view head) {
 
 }  // namespace
 
+namespace {
+constexpr std::uint64_t kBase = 1099511628211ULL;  // odd multiplier of the rolling hash
+}  // namespace
+
 void content_loop_detector::reset_tracking() {
   history_.clear();
-  chunks_.clear();
+  prev_.clear();
   scanned_ = 0;
+  rolling_pos_ = kNoPos;
+  if (++generation_ == 0) {  // wrapped: really clear once every 2^32 resets
+    std::fill(table_.begin(), table_.end(), slot{});
+    generation_ = 1;
+  }
 }
 
 void content_loop_detector::reset() {
@@ -69,8 +77,33 @@ std::optional<finding> content_loop_detector::feed(std::string_view chunk,
     stream_start_ = event_index;
   }
   std::optional<finding> out;
-  for (char c : chunk) {
-    if (auto f = on_char(c, event_index); f && !out) out = f;
+  const auto keep = [&](std::optional<finding> f) {
+    if (f && !out) out = std::move(f);
+  };
+  std::size_t i = 0;
+  while (i < chunk.size()) {
+    const std::size_t nl = chunk.find('\n', i);
+    const std::size_t end = nl == std::string_view::npos ? chunk.size() : nl;
+    // The rest of the current line, up to (not including) its newline.
+    std::string_view part = chunk.substr(i, end - i);
+    while (!part.empty()) {
+      if (kind_ == line_kind::undecided) {
+        const std::size_t take = std::min(part.size(), kHeadChars - line_head_.size());
+        line_head_.append(part.substr(0, take));
+        part.remove_prefix(take);
+        if (line_head_.size() >= kHeadChars) keep(decide_line(event_index));
+      } else {
+        if (kind_ == line_kind::prose) keep(append(part, event_index));
+        part = {};
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    // The line ends here.
+    if (kind_ == line_kind::undecided) keep(decide_line(event_index));
+    if (kind_ == line_kind::prose) keep(append("\n", event_index));
+    kind_ = line_kind::undecided;
+    line_head_.clear();
+    i = nl + 1;
   }
   return out;
 }
@@ -81,31 +114,6 @@ std::optional<finding> content_loop_detector::finish(std::size_t event_index) {
   kind_ = line_kind::undecided;
   line_head_.clear();
   return out;
-}
-
-std::optional<finding> content_loop_detector::on_char(char c, std::size_t event_index) {
-  if (c == '\n') {
-    std::optional<finding> out;
-    if (kind_ == line_kind::undecided) out = decide_line(event_index);
-    if (kind_ == line_kind::prose) {
-      auto f = append("\n", event_index);
-      if (!out) out = f;
-    }
-    kind_ = line_kind::undecided;
-    line_head_.clear();
-    return out;
-  }
-  switch (kind_) {
-    case line_kind::skip:
-      return std::nullopt;
-    case line_kind::prose:
-      return append(std::string_view(&c, 1), event_index);
-    case line_kind::undecided:
-      line_head_ += c;
-      if (line_head_.size() >= kHeadChars) return decide_line(event_index);
-      return std::nullopt;
-  }
-  return std::nullopt;
 }
 
 std::optional<finding> content_loop_detector::decide_line(std::size_t event_index) {
@@ -133,57 +141,99 @@ std::optional<finding> content_loop_detector::decide_line(std::size_t event_inde
 std::optional<finding> content_loop_detector::append(std::string_view text,
                                                      std::size_t event_index) {
   if (history_.size() + text.size() > rule_.max_history) {
-    // Keep the newer half; positions shift, so the chunk index is rebuilt.
-    const std::size_t keep = rule_.max_history / 2;
-    history_.erase(0, history_.size() - std::min(history_.size(), keep));
-    chunks_.clear();
-    scanned_ = 0;
+    // Keep the newer half; positions shift, so the index is rebuilt from it.
+    const std::size_t keep = std::min(history_.size(), std::size_t{rule_.max_history} / 2);
+    std::string tail = history_.substr(history_.size() - keep);
+    reset_tracking();
+    history_ = std::move(tail);
   }
-  // The index holds string_views into history_: reserve so appends never reallocate.
-  if (history_.capacity() < rule_.max_history + 1) {
-    const std::string copy = history_;
-    chunks_.clear();
-    scanned_ = 0;
-    history_.reserve(rule_.max_history + 1);
-    history_ = copy;
+  if (table_.empty()) {
+    std::size_t size = 1024;
+    while (size < 2 * std::size_t{rule_.max_history}) size *= 2;
+    table_.assign(size, slot{});
+    top_power_ = 1;
+    for (std::uint32_t k = 1; k < rule_.chunk_size; ++k) top_power_ *= kBase;
   }
   history_.append(text);
-  return scan(event_index);
-}
-
-std::optional<finding> content_loop_detector::scan(std::size_t event_index) {
   const std::size_t n = rule_.chunk_size;
   while (scanned_ + n <= history_.size()) {
-    const std::size_t pos = scanned_++;
-    auto& where = chunks_[std::string_view(history_).substr(pos, n)];
-    where.push_back(pos);
-    if (where.size() < rule_.occurrences) continue;
-    const std::size_t k = rule_.occurrences;
-    const std::size_t first = where[where.size() - k];
-    const std::size_t last = where.back();
-    const double avg = static_cast<double>(last - first) / static_cast<double>(k - 1);
-    if (avg > static_cast<double>(rule_.max_distance)) continue;
-    // A real loop repeats a few periods; a list with a shared prefix has a different one each
-    // time.
-    std::set<std::string_view> periods;
-    for (std::size_t i = where.size() - k; i + 1 < where.size(); ++i) {
-      periods.insert(std::string_view(history_).substr(where[i], where[i + 1] - where[i]));
+    const std::size_t pos = scanned_;
+    const auto byte = [&](std::size_t k) {
+      return static_cast<std::uint64_t>(static_cast<unsigned char>(history_[k]));
+    };
+    if (rolling_pos_ != kNoPos && rolling_pos_ + 1 == pos) {
+      rolling_ = (rolling_ - top_power_ * byte(pos - 1)) * kBase + byte(pos + n - 1);
+    } else if (rolling_pos_ != pos) {
+      rolling_ = 0;
+      for (std::size_t k = 0; k < n; ++k) rolling_ = rolling_ * kBase + byte(pos + k);
     }
-    if (periods.size() > k / 2) continue;
-    ++detections_;
-    finding f;
-    f.detector = detector_id::content;
-    f.identity = 2;
-    f.count = detections_;
-    f.steps = rule_.steps;
-    f.confidence = 0.9;
-    f.loop_start = stream_start_;
-    f.detail = std::string(std::string_view(history_).substr(pos, n));
-    reset_tracking();
-    (void)event_index;
-    return f;
+    rolling_pos_ = pos;
+    auto f = index_chunk(pos);
+    ++scanned_;
+    if (f) {
+      f->loop_start = stream_start_;
+      (void)event_index;
+      return f;  // tracking was reset: what follows starts afresh
+    }
   }
   return std::nullopt;
+}
+
+std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
+  const std::size_t n = rule_.chunk_size;
+  const std::string_view chunk = std::string_view(history_).substr(pos, n);
+  const std::size_t mask = table_.size() - 1;
+  std::size_t i = static_cast<std::size_t>(rolling_ ^ (rolling_ >> 29)) & mask;
+  slot* s = nullptr;
+  while (true) {
+    slot& t = table_[i];
+    if (t.generation != generation_) {
+      t = slot{rolling_, generation_, kNone, 0};
+      s = &t;
+      break;
+    }
+    if (t.hash == rolling_ && std::string_view(history_).substr(t.last, n) == chunk) {
+      s = &t;
+      break;
+    }
+    i = (i + 1) & mask;
+  }
+  prev_.push_back(s->last);
+  s->last = static_cast<std::uint32_t>(pos);
+  ++s->count;
+  const std::size_t k = rule_.occurrences;
+  if (s->count < k) return std::nullopt;
+  // The last k occurrences, newest first.
+  std::vector<std::uint32_t> where;
+  where.reserve(k);
+  for (std::uint32_t p = s->last; p != kNone && where.size() < k; p = prev_[p]) {
+    where.push_back(p);
+  }
+  if (where.size() < k) return std::nullopt;
+  const double avg =
+      static_cast<double>(where.front() - where.back()) / static_cast<double>(k - 1);
+  if (avg > static_cast<double>(rule_.max_distance)) return std::nullopt;
+  // A real loop repeats a few periods; a list with a shared prefix has a different one each
+  // time.
+  std::vector<std::string_view> periods;
+  for (std::size_t j = where.size() - 1; j > 0; --j) {
+    const std::string_view period =
+        std::string_view(history_).substr(where[j], where[j - 1] - where[j]);
+    if (std::find(periods.begin(), periods.end(), period) == periods.end()) {
+      periods.push_back(period);
+    }
+  }
+  if (periods.size() > k / 2) return std::nullopt;
+  ++detections_;
+  finding f;
+  f.detector = detector_id::content;
+  f.identity = 2;
+  f.count = detections_;
+  f.steps = rule_.steps;
+  f.confidence = 0.9;
+  f.detail = std::string(chunk);
+  reset_tracking();
+  return f;
 }
 
 }  // namespace loopguard::sdk

@@ -6,7 +6,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "finding.hpp"
@@ -48,11 +47,22 @@ class content_loop_detector {
 
  private:
   enum class line_kind { undecided, prose, skip };
-  std::optional<finding> on_char(char c, std::size_t event_index);
   std::optional<finding> decide_line(std::size_t event_index);
   std::optional<finding> append(std::string_view text, std::size_t event_index);
-  std::optional<finding> scan(std::size_t event_index);
+  std::optional<finding> index_chunk(std::size_t pos);
   void reset_tracking();
+
+  // Chunk index: an open-addressing table from a chunk's rolling hash to the newest position it
+  // was seen at; prev_[pos] links each position to the previous one with the same chunk, so the
+  // last N occurrences are a walk along the links. `generation_` empties the table in O(1).
+  struct slot {
+    std::uint64_t hash = 0;
+    std::uint32_t generation = 0;
+    std::uint32_t last = 0;   // newest position
+    std::uint32_t count = 0;  // occurrences since the last reset
+  };
+  static constexpr std::uint32_t kNone = UINT32_MAX;
+  static constexpr std::size_t kNoPos = SIZE_MAX;
 
   content_rule rule_;
   bool in_fence_ = false;
@@ -60,7 +70,12 @@ class content_loop_detector {
   std::string line_head_;  // the start of the current line, until its kind is known
   std::string history_;    // prose text since the last reset
   std::size_t scanned_ = 0;  // chunk start positions already indexed
-  std::unordered_map<std::string_view, std::vector<std::size_t>> chunks_;
+  std::vector<slot> table_;
+  std::vector<std::uint32_t> prev_;
+  std::uint32_t generation_ = 1;
+  std::uint64_t rolling_ = 0;        // hash of history_[rolling_pos_, rolling_pos_ + chunk)
+  std::size_t rolling_pos_ = kNoPos;
+  std::uint64_t top_power_ = 1;   // kBase^(chunk - 1)
   std::uint32_t detections_ = 0;
   std::size_t stream_start_ = 0;
 };

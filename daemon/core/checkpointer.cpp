@@ -1,0 +1,89 @@
+#include "loopguard/daemon/checkpointer.hpp"
+
+#include <spdlog/spdlog.h>
+
+namespace loopguard::daemon {
+
+checkpointer::checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
+                           std::chrono::milliseconds interval, durable_fn on_durable)
+    : service_(service),
+      store_(store),
+      metrics_(metrics),
+      interval_(interval),
+      on_durable_(std::move(on_durable)) {}
+
+checkpointer::~checkpointer() {
+  stop();
+}
+
+void checkpointer::start() {
+  thread_ = std::thread([this] { run(); });
+}
+
+void checkpointer::nudge() {
+  {
+    std::lock_guard lock(mu_);
+    nudged_ = true;
+  }
+  cv_.notify_one();
+}
+
+bool checkpointer::stop() {
+  if (!thread_.joinable()) return last_ok_;
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_one();
+  thread_.join();
+  return last_ok_;
+}
+
+void checkpointer::run() {
+  for (;;) {
+    bool stopping = false;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, interval_, [&] { return stop_ || nudged_; });
+      nudged_ = false;
+      stopping = stop_;
+    }
+    last_ok_ = checkpoint_once();
+    if (stopping) return;
+    if (!last_ok_) {
+      // Back off a little so a full disk is not hammered; acks wait meanwhile.
+      std::unique_lock lock(mu_);
+      cv_.wait_for(lock, interval_ * 4, [&] { return stop_; });
+    }
+  }
+}
+
+bool checkpointer::checkpoint_once() {
+  std::uint64_t epoch = 0;
+  checkpoint c = service_.take_checkpoint(epoch);
+  if (has_failed_) {
+    failed_.state.merge_newer(std::move(c.state));
+    for (auto& s : c.sequences) failed_.sequences.push_back(std::move(s));
+    c = std::move(failed_);
+    failed_ = {};
+    has_failed_ = false;
+  }
+  if (!c.empty()) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const store_status s = write_checkpoint(store_, c);
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+    if (!s.ok()) {
+      ++metrics_.checkpoint_failures;
+      spdlog::error("checkpoint failed, will retry: {}", s.error);
+      failed_ = std::move(c);
+      has_failed_ = true;
+      return false;
+    }
+    metrics_.observe_checkpoint(took.count(), c.state.fingerprints.size() + c.sequences.size());
+    service_.mark_durable(c);
+  }
+  if (on_durable_) on_durable_(epoch);
+  return true;
+}
+
+}  // namespace loopguard::daemon

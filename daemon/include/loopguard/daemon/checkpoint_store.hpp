@@ -1,0 +1,56 @@
+// Where checkpoints go (docs/storage.md). A small interface of single steps so that a test can
+// fail any one of them (fault_injecting_store) and prove that a checkpoint is all or nothing.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "loopguard/daemon/sequence_ledger.hpp"
+#include "loopguard/daemon/state_rows.hpp"
+
+namespace loopguard::daemon {
+
+// Errors are values: ok, or a message naming the step, the file and the cause.
+struct store_status {
+  std::string error;  // empty: ok
+  bool ok() const { return error.empty(); }
+  static store_status success() { return {}; }
+  static store_status failure(std::string message) { return {std::move(message)}; }
+};
+
+// One checkpoint: everything that changed since the previous one.
+struct checkpoint {
+  state_changes state;
+  std::vector<sequence_row> sequences;
+  bool empty() const { return state.empty() && sequences.empty(); }
+};
+
+struct stored_state {
+  state_snapshot state;
+  std::vector<sequence_row> sequences;
+};
+
+// Contract: between begin() and commit() every step belongs to one transaction; commit() makes
+// it durable (or fails and changes nothing); rollback() discards it. Not thread-safe: one
+// checkpointer thread owns the store.
+class checkpoint_store {
+ public:
+  virtual ~checkpoint_store() = default;
+  virtual store_status load(stored_state& out) = 0;
+  virtual store_status begin() = 0;
+  virtual store_status clear_swarm(std::string_view swarm) = 0;
+  virtual store_status put_swarm(const swarm_row& row) = 0;
+  virtual store_status put_worker(const worker_row& row) = 0;
+  virtual store_status put_fingerprint(const fingerprint_row& row) = 0;
+  virtual store_status erase_fingerprint(const fingerprint_ref& ref) = 0;
+  virtual store_status put_sequence(const sequence_row& row) = 0;
+  virtual store_status commit() = 0;
+  virtual void rollback() noexcept = 0;
+};
+
+// Writes `c` as one transaction: begin, the steps in state_changes order, the sequences,
+// commit. On any failure rolls back and returns it; the store is then as before.
+store_status write_checkpoint(checkpoint_store& store, const checkpoint& c);
+
+}  // namespace loopguard::daemon

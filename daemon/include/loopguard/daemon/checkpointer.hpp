@@ -1,0 +1,58 @@
+// Group commit: one thread that, every `interval` (or sooner when `eager_events` events are
+// pending), takes the changes from the swarm_service, writes them to the store as one
+// transaction, and reports the epoch that became durable. A failed checkpoint is kept and
+// retried with the next one; nothing is acknowledged until it commits.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "loopguard/daemon/checkpoint_store.hpp"
+#include "loopguard/daemon/daemon_metrics.hpp"
+#include "loopguard/daemon/swarm_service.hpp"
+
+namespace loopguard::daemon {
+
+class checkpointer {
+ public:
+  static constexpr std::size_t kEagerEvents = 8192;
+
+  // Called on the checkpointer thread after each commit; must not block for long.
+  using durable_fn = std::function<void(std::uint64_t epoch)>;
+
+  checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
+               std::chrono::milliseconds interval, durable_fn on_durable);
+  ~checkpointer();
+  checkpointer(const checkpointer&) = delete;
+  checkpointer& operator=(const checkpointer&) = delete;
+
+  void start();
+  // Asks for a checkpoint now (load: many events pending). Thread-safe.
+  void nudge();
+  // Stops the thread after one last checkpoint; true when everything was committed.
+  bool stop();
+
+ private:
+  void run();
+  bool checkpoint_once();  // true: committed (or nothing to write)
+
+  swarm_service& service_;
+  checkpoint_store& store_;
+  daemon_metrics& metrics_;
+  std::chrono::milliseconds interval_;
+  durable_fn on_durable_;
+  std::mutex mu_;  // guards stop_ and nudged_
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool nudged_ = false;
+  checkpoint failed_;  // a checkpoint that failed, retried with the next one (thread only)
+  bool has_failed_ = false;
+  bool last_ok_ = true;
+  std::thread thread_;
+};
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,39 @@
+// Counters of one loopguardd process, rendered in the Prometheus text format at GET /metrics
+// (docs/operations.md, "Metrics"). Lock-free: every field is an atomic any thread may bump.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "loopguard/daemon/shared_economics_state.hpp"
+
+namespace loopguard::daemon {
+
+struct daemon_metrics {
+  static constexpr std::array<double, 11> kLatencyBuckets{0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
+                                                          0.1,   0.2,   0.5,   1.0,  5.0};
+  std::atomic<std::uint64_t> events_applied{0};
+  std::atomic<std::uint64_t> events_duplicate{0};
+  std::atomic<std::uint64_t> batches{0};
+  std::atomic<std::uint64_t> gaps{0};
+  std::atomic<std::uint64_t> events_lost{0};  // declared by gap messages
+  std::atomic<std::uint64_t> connections_total{0};
+  std::atomic<std::int64_t> connections_open{0};
+  std::atomic<std::uint64_t> connections_refused{0};
+  std::atomic<std::uint64_t> verdicts_pushed{0};  // messages queued to workers
+  std::atomic<std::uint64_t> errors_sent{0};
+  std::atomic<std::uint64_t> swarms_completed{0};
+  std::atomic<std::uint64_t> checkpoints{0};
+  std::atomic<std::uint64_t> checkpoint_failures{0};
+  std::atomic<std::uint64_t> checkpoint_rows{0};
+  std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size() + 1> checkpoint_latency{};
+  std::atomic<std::uint64_t> checkpoint_latency_sum_us{0};
+
+  void observe_checkpoint(double seconds, std::uint64_t rows);
+  // The text exposition; `state` supplies the evictions and fingerprint gauges.
+  std::string render(const state_counters& state) const;
+};
+
+}  // namespace loopguard::daemon

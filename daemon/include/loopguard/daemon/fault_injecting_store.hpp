@@ -1,0 +1,67 @@
+// A checkpoint_store that forwards to another and fails the Nth step (1-based; 0 = never),
+// counting every write step and commit, so a test can reach every failure point by looping N
+// upward.
+#pragma once
+
+#include <cstddef>
+
+#include "loopguard/daemon/checkpoint_store.hpp"
+
+namespace loopguard::daemon {
+
+class fault_injecting_store final : public checkpoint_store {
+ public:
+  explicit fault_injecting_store(checkpoint_store& inner, std::size_t fail_at = 0)
+      : inner_(inner), fail_at_(fail_at) {}
+
+  void fail_at(std::size_t n) {
+    fail_at_ = n;
+    count_ = 0;
+  }
+  std::size_t steps() const { return count_; }  // steps attempted since fail_at()
+  bool failed() const { return failed_; }
+
+  store_status load(stored_state& out) override { return inner_.load(out); }
+  store_status begin() override {
+    return step([&] { return inner_.begin(); });
+  }
+  store_status clear_swarm(std::string_view swarm) override {
+    return step([&] { return inner_.clear_swarm(swarm); });
+  }
+  store_status put_swarm(const swarm_row& row) override {
+    return step([&] { return inner_.put_swarm(row); });
+  }
+  store_status put_worker(const worker_row& row) override {
+    return step([&] { return inner_.put_worker(row); });
+  }
+  store_status put_fingerprint(const fingerprint_row& row) override {
+    return step([&] { return inner_.put_fingerprint(row); });
+  }
+  store_status erase_fingerprint(const fingerprint_ref& ref) override {
+    return step([&] { return inner_.erase_fingerprint(ref); });
+  }
+  store_status put_sequence(const sequence_row& row) override {
+    return step([&] { return inner_.put_sequence(row); });
+  }
+  store_status commit() override {
+    return step([&] { return inner_.commit(); });
+  }
+  void rollback() noexcept override { inner_.rollback(); }
+
+ private:
+  template <class F>
+  store_status step(F&& f) {
+    if (++count_ == fail_at_) {
+      failed_ = true;
+      return store_status::failure("injected fault at step " + std::to_string(count_));
+    }
+    return f();
+  }
+
+  checkpoint_store& inner_;
+  std::size_t fail_at_;
+  std::size_t count_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace loopguard::daemon

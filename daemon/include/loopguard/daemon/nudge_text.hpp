@@ -1,0 +1,23 @@
+// The words a global verdict puts in front of every worker of a swarm.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "loopguard/severity.hpp"
+
+namespace loopguard::daemon {
+
+struct nudge_facts {
+  std::string_view tool;
+  std::string_view kind;  // "exact" | "structural"
+  std::uint32_t calls = 0;
+  std::uint32_t workers = 0;
+  double window_seconds = 0;
+  bool by_cap = false;  // declared by the absolute cap: its results kept changing
+};
+
+std::string global_nudge(severity level, const nudge_facts& facts);
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,148 @@
+// SharedEconomicsState: what every worker of every swarm has called, and the swarm-wide doom
+// loops that no single worker repeats often enough to notice (docs/protocol.md, "Global doom
+// loop").
+//
+// Pure: no sockets, files or clocks. Time is the events' own `t` (seconds); each swarm's clock
+// is the highest `t` it has seen, so replay and the daemon judge a recording identically.
+//
+// Thread-safety: none. The daemon serializes every call behind one mutex; replay owns its own.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "loopguard/daemon/state_rows.hpp"
+#include "loopguard/daemon/swarm_rules.hpp"
+#include "loopguard/severity.hpp"
+
+namespace loopguard::daemon {
+
+// One judged call: the call and its result, when it is known.
+struct swarm_event {
+  std::string swarm, worker, tool, summary;  // summary: short human-readable argument summary
+  std::uint64_t exact = 0, structural = 0;
+  std::optional<std::uint64_t> result;  // result fingerprint; nullopt = no result
+  bool ok = true;
+  double t = 0;  // event time in seconds (trace clock)
+};
+
+struct global_verdict {
+  std::string swarm, tool, fingerprint_kind;  // "exact" | "structural"
+  std::uint64_t fingerprint = 0;
+  loopguard::severity level = loopguard::severity::none;
+  std::uint32_t calls = 0, workers = 0;
+  std::string message;  // nudge text naming the tool, calls, workers and what to do instead
+  double t = 0;
+};
+
+struct swarm_summary {
+  std::string swarm;
+  std::size_t fingerprints = 0;
+  std::size_t workers = 0;
+  std::size_t verdicts = 0;  // fingerprints with a declared level
+  std::uint64_t calls = 0;   // exact-fingerprint calls, i.e. events applied
+  std::uint64_t digest = 0;
+};
+
+struct state_counters {
+  std::uint64_t events = 0;      // apply() calls
+  std::uint64_t verdicts = 0;    // verdicts returned
+  std::uint64_t evictions = 0;   // fingerprints evicted for the per-swarm cap
+  std::size_t fingerprints = 0;  // held now, all swarms
+};
+
+class shared_economics_state {
+ public:
+  // Result fingerprints remembered per fingerprint for the progress rule; a result beyond
+  // them is still judged against those remembered, so it may count as progress again.
+  static constexpr std::size_t kMaxResultsPerFingerprint = 64;
+
+  // `rules` must pass validate(); the defaults are the issue's defaults.
+  explicit shared_economics_state(swarm_rules rules = {});
+
+  // Applies one judged call and returns the verdicts it caused, each level of each
+  // fingerprint at most once (when both fingerprints of the call reach the same level at once,
+  // only the exact one is returned).
+  std::vector<global_verdict> apply(const swarm_event& e);
+
+  // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
+  bool complete(std::string_view swarm);
+
+  // xxHash (XXH3-64) over the canonical form of one swarm: per fingerprint its kind, value,
+  // tool, calls, counted calls, worker names, first and last seen, and declared level. 0 for
+  // an unknown swarm. digest() covers every swarm.
+  std::uint64_t digest(std::string_view swarm) const;
+  std::uint64_t digest() const;
+
+  // Read-only views for the API.
+  std::vector<swarm_summary> swarms() const;
+  std::optional<swarm_summary> summary(std::string_view swarm) const;
+  std::vector<std::string> worker_names(std::string_view swarm) const;
+  // The `n` fingerprints with the most counted calls (ties: more calls, then key).
+  std::vector<fingerprint_row> top_fingerprints(std::string_view swarm, std::size_t n) const;
+  // Every declared verdict of the swarm, at its highest level, oldest first.
+  std::vector<global_verdict> verdicts(std::string_view swarm) const;
+  state_counters counters() const;
+  const swarm_rules& rules() const { return rules_; }
+
+  // Checkpoint support: the rows changed since the last call (then forgotten), a full
+  // snapshot, and a restore from one (replacing everything; clears the change set).
+  state_changes take_changes();
+  state_snapshot snapshot() const;
+  void restore(const state_snapshot& s);
+
+ private:
+  struct worker_tally {
+    std::uint32_t worker = 0;
+    std::uint32_t counted = 0;  // counted calls of this worker in the window
+    std::uint32_t all = 0;      // all calls of this worker in the window
+  };
+  // Derived from stats.window; rebuilt on restore.
+  struct entry {
+    fingerprint_stats stats;
+    std::vector<worker_tally> tallies;
+    std::uint32_t window_counted = 0;
+  };
+  struct swarm {
+    double latest_t = 0;
+    bool has_t = false;
+    std::vector<std::string> worker_names;
+    std::unordered_map<std::string, std::uint32_t> worker_ids;
+    std::unordered_map<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
+    // Change tracking for take_changes().
+    bool dirty = false;
+    std::uint32_t workers_persisted = 0;
+    std::unordered_set<fingerprint_key, fingerprint_key_hash> changed;
+    std::unordered_set<fingerprint_key, fingerprint_key_hash> erased;
+  };
+
+  std::optional<global_verdict> touch(const std::string& name, swarm& s, const fingerprint_key& key,
+                                      const swarm_event& e, std::uint32_t worker);
+  void expire(entry& f, double now) const;
+  void push_call(entry& f, const window_call& c) const;
+  void pop_call(entry& f) const;
+  struct judgement {
+    severity level = severity::none;
+    std::uint32_t calls = 0, workers = 0;
+    bool by_cap = false;
+  };
+  judgement judge(const entry& f) const;
+  void evict_if_needed(swarm& s, const fingerprint_key& keep_a, const fingerprint_key& keep_b);
+  static void rebuild_tallies(entry& f);
+  std::uint64_t digest_of(std::string_view name, const swarm& s) const;
+  global_verdict verdict_of(const std::string& name, const fingerprint_key& key,
+                            const fingerprint_stats& f, bool by_cap) const;
+
+  swarm_rules rules_;
+  std::map<std::string, swarm, std::less<>> swarms_;
+  std::vector<std::string> cleared_;  // completed since the last take_changes()
+  std::uint64_t events_ = 0, verdicts_ = 0, evictions_ = 0;
+};
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,52 @@
+// The checkpoint store on SQLite (docs/storage.md): WAL, synchronous=FULL, schema version in
+// PRAGMA user_version, our application_id, exclusive locking (one daemon per file).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "loopguard/daemon/checkpoint_store.hpp"
+
+namespace loopguard::daemon {
+
+class sqlite_checkpoint_store final : public checkpoint_store {
+ public:
+  static constexpr int kSchemaVersion = 1;
+  static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
+
+  struct options {
+    bool quick_check = true;  // run PRAGMA quick_check on open
+  };
+
+  // Opens or creates `path`. Refuses, with a message naming the file and the reason, a file
+  // that is not SQLite, a SQLite file of another application, one with a newer schema, or a
+  // corrupted one; a refused file is left exactly as it was.
+  static std::unique_ptr<sqlite_checkpoint_store> open(const std::string& path, std::string& error,
+                                                       options opts);
+  static std::unique_ptr<sqlite_checkpoint_store> open(const std::string& path,
+                                                       std::string& error) {
+    return open(path, error, options{});
+  }
+  ~sqlite_checkpoint_store() override;
+
+  store_status load(stored_state& out) override;
+  store_status begin() override;
+  store_status clear_swarm(std::string_view swarm) override;
+  store_status put_swarm(const swarm_row& row) override;
+  store_status put_worker(const worker_row& row) override;
+  store_status put_fingerprint(const fingerprint_row& row) override;
+  store_status erase_fingerprint(const fingerprint_ref& ref) override;
+  store_status put_sequence(const sequence_row& row) override;
+  store_status commit() override;
+  void rollback() noexcept override;
+
+  const std::string& path() const { return path_; }
+
+ private:
+  struct impl;
+  sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p);
+  std::string path_;
+  std::unique_ptr<impl> impl_;
+};
+
+}  // namespace loopguard::daemon

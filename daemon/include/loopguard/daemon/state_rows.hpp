@@ -1,0 +1,105 @@
+// The values that cross the boundary between the pure swarm state and its checkpoint store:
+// one row per fingerprint, worker name and swarm, a whole snapshot for a restore, and the
+// changes since the last checkpoint (docs/storage.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "loopguard/severity.hpp"
+
+namespace loopguard::daemon {
+
+enum class fingerprint_kind : std::uint8_t { exact = 0, structural = 1 };
+
+constexpr const char* to_string(fingerprint_kind k) {
+  return k == fingerprint_kind::exact ? "exact" : "structural";
+}
+
+struct fingerprint_key {
+  fingerprint_kind kind = fingerprint_kind::exact;
+  std::uint64_t value = 0;
+  friend bool operator==(const fingerprint_key&, const fingerprint_key&) = default;
+  friend auto operator<=>(const fingerprint_key&, const fingerprint_key&) = default;
+};
+
+struct fingerprint_key_hash {
+  std::size_t operator()(const fingerprint_key& k) const noexcept {
+    return static_cast<std::size_t>(k.value ^ (static_cast<std::uint64_t>(k.kind) << 63));
+  }
+};
+
+// One call still inside the sliding window.
+struct window_call {
+  double t = 0;
+  std::uint32_t worker = 0;  // index into the swarm's worker names
+  bool counted = false;      // false: the call brought a new result (progress)
+  friend bool operator==(const window_call&, const window_call&) = default;
+};
+
+// Everything the swarm knows about one fingerprint.
+struct fingerprint_stats {
+  std::string tool;
+  std::string summary;              // short human-readable argument summary
+  std::uint64_t calls = 0;          // every call ever applied
+  std::uint64_t counted = 0;        // calls that were not progress
+  double first_seen = 0;            // lowest event time
+  double last_seen = 0;             // highest event time
+  severity level = severity::none;  // highest level declared so far
+  double level_t = 0;               // event time of that declaration
+  std::uint32_t level_calls = 0;    // calls and workers the declaration reported
+  std::uint32_t level_workers = 0;
+  std::vector<std::uint32_t> workers;  // every worker index that called it, sorted
+  std::vector<window_call> window;     // arrival order
+  std::vector<std::uint64_t> results;  // distinct result fingerprints seen (bounded)
+  friend bool operator==(const fingerprint_stats&, const fingerprint_stats&) = default;
+};
+
+struct fingerprint_row {
+  std::string swarm;
+  fingerprint_key key;
+  fingerprint_stats stats;
+};
+
+struct worker_row {
+  std::string swarm;
+  std::uint32_t id = 0;
+  std::string name;
+};
+
+struct swarm_row {
+  std::string swarm;
+  double latest_t = 0;  // the highest event time seen: the swarm's clock for its window
+};
+
+struct fingerprint_ref {
+  std::string swarm;
+  fingerprint_key key;
+};
+
+struct state_snapshot {
+  std::vector<swarm_row> swarms;
+  std::vector<worker_row> workers;
+  std::vector<fingerprint_row> fingerprints;
+};
+
+// What changed since the last take_changes(). A store applies it in this order: clear the
+// cleared swarms (every row of them), then write swarms, workers, fingerprints, then erase.
+struct state_changes {
+  std::vector<std::string> cleared_swarms;
+  std::vector<swarm_row> swarms;
+  std::vector<worker_row> workers;
+  std::vector<fingerprint_row> fingerprints;
+  std::vector<fingerprint_ref> erased;
+
+  bool empty() const {
+    return cleared_swarms.empty() && swarms.empty() && workers.empty() && fingerprints.empty() &&
+           erased.empty();
+  }
+  // Folds `newer` (taken later) into this set, so a failed checkpoint can be retried together
+  // with what changed since: a later clear drops this set's rows of that swarm; later rows win.
+  void merge_newer(state_changes&& newer);
+};
+
+}  // namespace loopguard::daemon

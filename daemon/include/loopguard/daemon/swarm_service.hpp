@@ -1,0 +1,70 @@
+// The daemon's one piece of cross-connection state: the swarm state, the sequence ledger and
+// the checkpoint epoch, behind one mutex. No sockets and no files: sessions call it with
+// parsed messages, the checkpointer takes checkpoints from it.
+//
+// Epochs: every applied event belongs to the epoch of the checkpoint that will contain it.
+// When checkpoint E commits, every event recorded with an epoch <= E is durable and may be
+// acknowledged.
+#pragma once
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "loopguard/daemon/checkpoint_store.hpp"
+#include "loopguard/daemon/sequence_ledger.hpp"
+#include "loopguard/daemon/shared_economics_state.hpp"
+#include "loopguard/protocol.hpp"
+
+namespace loopguard::daemon {
+
+struct ingest_result {
+  std::vector<global_verdict> verdicts;  // to push to the swarm (outside any lock)
+  std::uint64_t epoch = 0;               // acknowledge `last_seq` once this epoch is durable
+  std::uint64_t last_seq = 0;            // highest sequence number now applied for the worker
+  std::size_t applied = 0;               // events counted
+  std::size_t duplicates = 0;            // events already counted before (resent)
+  std::optional<protocol::error> error;  // set: the batch stopped at an undeclared gap
+};
+
+class swarm_service {
+ public:
+  explicit swarm_service(swarm_rules rules = {});
+
+  // Replaces everything with what a store loaded. Call before any session exists.
+  void restore(const stored_state& stored);
+
+  // Applies a batch in order. An event at or below the last applied sequence number is a
+  // duplicate and skipped; one beyond the next expected number stops the batch with a
+  // sequence_gap error (events before it stay applied).
+  ingest_result ingest(const worker_identity& id, const std::vector<protocol::event>& batch);
+
+  // A declared gap; the epoch to wait for before acknowledging up to `to`, or an error.
+  std::optional<protocol::error> declare_gap(const worker_identity& id, std::uint64_t from,
+                                             std::uint64_t to, std::uint64_t& epoch);
+
+  bool complete(std::string_view swarm, std::uint64_t& epoch);
+  std::uint64_t durable_seq(const worker_identity& id) const;
+
+  // For the checkpointer: everything changed since the last call, and its epoch.
+  checkpoint take_checkpoint(std::uint64_t& epoch);
+  void mark_durable(const checkpoint& c);
+
+  // Runs `f(const shared_economics_state&)` under the lock, for read-only views.
+  template <class F>
+  auto read(F&& f) const {
+    std::lock_guard lock(mu_);
+    return f(state_);
+  }
+  std::size_t pending_events() const;  // applied since the last take_checkpoint()
+
+ private:
+  mutable std::mutex mu_;  // guards everything below
+  shared_economics_state state_;
+  sequence_ledger ledger_;
+  std::uint64_t epoch_ = 1;
+  std::size_t pending_events_ = 0;
+};
+
+}  // namespace loopguard::daemon

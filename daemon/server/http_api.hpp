@@ -1,0 +1,22 @@
+// The plain-HTTP side of the port: GET /healthz, /metrics, /api/swarms, /api/swarms/{id}
+// (docs/operations.md). Pure: a target in, a response's parts out.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "loopguard/daemon/daemon_metrics.hpp"
+#include "loopguard/daemon/swarm_service.hpp"
+
+namespace loopguard::daemon {
+
+struct http_reply {
+  unsigned status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
+                 const daemon_metrics& metrics);
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,67 @@
+#include "http_session.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "http_api.hpp"
+#include "websocket_session.hpp"
+
+namespace loopguard::daemon {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+
+namespace {
+constexpr std::size_t kMaxRequestBody = 1024;  // GET only: no request needs a body
+}
+
+http_session::http_session(net::ip::tcp::socket&& socket, std::shared_ptr<server_context> ctx)
+    : stream_(std::move(socket)), ctx_(std::move(ctx)) {}
+
+void http_session::run() {
+  // Start on the connection's strand.
+  net::dispatch(stream_.get_executor(),
+                beast::bind_front_handler(&http_session::do_read, shared_from_this()));
+}
+
+void http_session::do_read() {
+  parser_.emplace();
+  parser_->header_limit(static_cast<std::uint32_t>(server_limits::kMaxHttpHeaderBytes));
+  parser_->body_limit(kMaxRequestBody);
+  stream_.expires_after(server_limits::kHttpTimeout);
+  http::async_read(stream_, buffer_, *parser_,
+                   beast::bind_front_handler(&http_session::on_read, shared_from_this()));
+}
+
+void http_session::on_read(beast::error_code ec, std::size_t) {
+  if (ec) return;  // closed, timed out or malformed: drop the connection
+  if (beast::websocket::is_upgrade(parser_->get())) {
+    stream_.expires_never();
+    std::make_shared<websocket_session>(stream_.release_socket(), ctx_)->run(parser_->release());
+    return;
+  }
+  const auto& req = parser_->get();
+  http_reply r = route(req.method_string(), req.target(), ctx_->service, ctx_->metrics);
+  http::response<http::string_body> res{static_cast<http::status>(r.status), req.version()};
+  res.set(http::field::server, "loopguardd");
+  res.set(http::field::content_type, r.content_type);
+  res.keep_alive(req.keep_alive());
+  if (req.method() != http::verb::head) res.body() = std::move(r.body);
+  res.prepare_payload();
+  const bool keep_alive = res.keep_alive();
+  beast::async_write(
+      stream_, http::message_generator(std::move(res)),
+      beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive));
+}
+
+void http_session::on_write(bool keep_alive, beast::error_code ec, std::size_t) {
+  if (ec) return;
+  if (!keep_alive) {
+    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ec);
+    return;
+  }
+  do_read();
+}
+
+}  // namespace loopguard::daemon

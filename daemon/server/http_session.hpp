@@ -1,0 +1,31 @@
+// One plain-HTTP connection: answers GET requests (http_api) until the peer closes, or hands
+// the socket to a websocket_session on an upgrade request.
+#pragma once
+
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include <memory>
+#include <optional>
+
+#include "server_context.hpp"
+
+namespace loopguard::daemon {
+
+class http_session : public std::enable_shared_from_this<http_session> {
+ public:
+  http_session(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<server_context> ctx);
+  void run();
+
+ private:
+  void do_read();
+  void on_read(boost::beast::error_code ec, std::size_t bytes);
+  void on_write(bool keep_alive, boost::beast::error_code ec, std::size_t bytes);
+
+  boost::beast::tcp_stream stream_;
+  std::shared_ptr<server_context> ctx_;
+  boost::beast::flat_buffer buffer_;
+  std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;
+};
+
+}  // namespace loopguard::daemon

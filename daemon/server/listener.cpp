@@ -1,0 +1,64 @@
+#include "listener.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "http_session.hpp"
+
+namespace loopguard::daemon {
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+listener::listener(net::io_context& ioc, std::shared_ptr<server_context> ctx)
+    : ioc_(ioc), acceptor_(net::make_strand(ioc)), ctx_(std::move(ctx)) {}
+
+std::optional<std::string> listener::open(const tcp::endpoint& endpoint) {
+  beast::error_code ec;
+  const auto step = [&](const char* what) -> std::optional<std::string> {
+    if (!ec) return std::nullopt;
+    std::ostringstream where;
+    where << endpoint;
+    return std::string(what) + " " + where.str() + ": " + ec.message();
+  };
+  acceptor_.open(endpoint.protocol(), ec);
+  if (auto e = step("cannot open a socket for")) return e;
+  acceptor_.set_option(net::socket_base::reuse_address(true), ec);
+  if (auto e = step("cannot set SO_REUSEADDR on")) return e;
+  acceptor_.bind(endpoint, ec);
+  if (auto e = step("cannot bind")) return e;
+  acceptor_.listen(net::socket_base::max_listen_connections, ec);
+  if (auto e = step("cannot listen on")) return e;
+  return std::nullopt;
+}
+
+void listener::run() {
+  do_accept();
+}
+
+void listener::stop() {
+  net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+    beast::error_code ec;
+    self->acceptor_.close(ec);
+  });
+}
+
+void listener::do_accept() {
+  // Each connection gets its own strand: its handlers never run concurrently.
+  acceptor_.async_accept(net::make_strand(ioc_),
+                         beast::bind_front_handler(&listener::on_accept, shared_from_this()));
+}
+
+void listener::on_accept(beast::error_code ec, tcp::socket socket) {
+  if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;  // stopped
+  if (ec) {
+    spdlog::warn("accept: {}", ec.message());  // e.g. out of file descriptors; keep going
+  } else {
+    std::make_shared<http_session>(std::move(socket), ctx_)->run();
+  }
+  do_accept();
+}
+
+}  // namespace loopguard::daemon

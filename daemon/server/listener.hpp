@@ -1,0 +1,33 @@
+// Accepts TCP connections on one endpoint and starts an http_session on its own strand for
+// each.
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+
+#include <memory>
+#include <string>
+
+#include "server_context.hpp"
+
+namespace loopguard::daemon {
+
+class listener : public std::enable_shared_from_this<listener> {
+ public:
+  listener(boost::asio::io_context& ioc, std::shared_ptr<server_context> ctx);
+  // Binds and listens; an error message naming the endpoint on failure.
+  std::optional<std::string> open(const boost::asio::ip::tcp::endpoint& endpoint);
+  boost::asio::ip::tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
+  void run();
+  void stop();  // thread-safe: closes the acceptor on its executor
+
+ private:
+  void do_accept();
+  void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);
+
+  boost::asio::io_context& ioc_;
+  boost::asio::ip::tcp::acceptor acceptor_;
+  std::shared_ptr<server_context> ctx_;
+};
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,78 @@
+// What every connection of one loopguardd shares: the swarm service, the metrics, the
+// registry of live WebSocket sessions, the limits and the token.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "loopguard/daemon/daemon_metrics.hpp"
+#include "loopguard/daemon/swarm_service.hpp"
+#include "loopguard/protocol.hpp"
+
+namespace loopguard::daemon {
+
+class websocket_session;
+
+// Limits with their defaults (docs/operations.md, "Limits"); a config's "limits" object may
+// override them.
+struct server_limits {
+  static constexpr std::size_t kMaxConnections = 1024;               // open WebSocket sessions
+  static constexpr std::size_t kMaxSendQueue = 1024;                 // frames queued to one worker
+  static constexpr std::chrono::milliseconds kIdleTimeout{120'000};  // no message received
+  static constexpr std::chrono::seconds kHandshakeTimeout{10};
+  static constexpr std::chrono::seconds kHttpTimeout{30};
+  static constexpr std::size_t kMaxHttpHeaderBytes = 8192;
+  // Frames above max_frame are refused with an error message; above this multiple Beast stops
+  // reading them and closes with 1009 at once.
+  static constexpr std::size_t kHardFrameFactor = 4;
+
+  std::size_t max_connections = kMaxConnections;
+  std::size_t max_send_queue = kMaxSendQueue;
+  std::chrono::milliseconds idle_timeout = kIdleTimeout;
+  std::size_t max_frame = protocol::kMaxFrameBytes;
+};
+
+// The sessions that said hello, by swarm. Holds weak_ptrs only: a session's lifetime is its
+// own async chain.
+class session_registry {
+ public:
+  using entry = std::weak_ptr<websocket_session>;
+  void add(const std::string& swarm, const websocket_session* key, entry session);
+  void remove(const std::string& swarm, const websocket_session* key);
+  std::vector<entry> of_swarm(std::string_view swarm) const;
+  std::vector<entry> all() const;
+
+ private:
+  mutable std::mutex mu_;  // guards by_swarm_
+  std::unordered_map<std::string, std::vector<std::pair<const websocket_session*, entry>>>
+      by_swarm_;
+};
+
+struct server_context {
+  server_context(swarm_service& s, daemon_metrics& m) : service(s), metrics(m) {}
+  swarm_service& service;
+  daemon_metrics& metrics;
+  session_registry registry;
+  server_limits limits;
+  std::string token;                       // empty: no token required
+  std::function<void()> nudge_checkpoint;  // asks for a checkpoint now
+  std::atomic<bool> stopping{false};
+
+  // Queues `frame` to every session of `swarm`. Copies the weak_ptrs under the registry lock
+  // and sends after releasing it.
+  void broadcast(std::string_view swarm, const std::shared_ptr<const std::string>& frame);
+  // Tells every session that checkpoint `epoch` is durable (from the checkpointer thread).
+  void on_durable(std::uint64_t epoch);
+  // Closes every session with 1001 going away (shutdown).
+  void close_all();
+};
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,59 @@
+#include <algorithm>
+
+#include "server_context.hpp"
+#include "websocket_session.hpp"
+
+namespace loopguard::daemon {
+
+void session_registry::add(const std::string& swarm, const websocket_session* key, entry s) {
+  std::lock_guard lock(mu_);
+  by_swarm_[swarm].emplace_back(key, std::move(s));
+}
+
+void session_registry::remove(const std::string& swarm, const websocket_session* key) {
+  std::lock_guard lock(mu_);
+  const auto it = by_swarm_.find(swarm);
+  if (it == by_swarm_.end()) return;
+  std::erase_if(it->second, [&](const auto& p) { return p.first == key; });
+  if (it->second.empty()) by_swarm_.erase(it);
+}
+
+std::vector<session_registry::entry> session_registry::of_swarm(std::string_view swarm) const {
+  std::lock_guard lock(mu_);
+  std::vector<entry> out;
+  const auto it = by_swarm_.find(std::string(swarm));
+  if (it != by_swarm_.end()) {
+    for (const auto& p : it->second) out.push_back(p.second);
+  }
+  return out;
+}
+
+std::vector<session_registry::entry> session_registry::all() const {
+  std::lock_guard lock(mu_);
+  std::vector<entry> out;
+  for (const auto& [swarm, list] : by_swarm_) {
+    for (const auto& p : list) out.push_back(p.second);
+  }
+  return out;
+}
+
+void server_context::broadcast(std::string_view swarm,
+                               const std::shared_ptr<const std::string>& frame) {
+  for (const auto& w : registry.of_swarm(swarm)) {  // a copy: no lock held while sending
+    if (auto s = w.lock()) s->send(frame);
+  }
+}
+
+void server_context::on_durable(std::uint64_t epoch) {
+  for (const auto& w : registry.all()) {
+    if (auto s = w.lock()) s->on_durable(epoch);
+  }
+}
+
+void server_context::close_all() {
+  for (const auto& w : registry.all()) {
+    if (auto s = w.lock()) s->shut_down();
+  }
+}
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,288 @@
+#include "websocket_session.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+
+#include "loopguard/daemon/checkpointer.hpp"
+
+namespace loopguard::daemon {
+
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+
+namespace {
+
+std::shared_ptr<const std::string> frame_of(const protocol::message& m) {
+  return std::make_shared<const std::string>(protocol::serialize(m));
+}
+
+protocol::verdict to_wire(const global_verdict& v) {
+  return {v.swarm,   v.tool, v.fingerprint_kind, v.fingerprint, v.level, v.calls, v.workers,
+          v.message, v.t};
+}
+
+}  // namespace
+
+websocket_session::websocket_session(net::ip::tcp::socket&& socket,
+                                     std::shared_ptr<server_context> ctx)
+    : ws_(std::move(socket)), ctx_(std::move(ctx)), idle_timer_(ws_.get_executor()) {}
+
+websocket_session::~websocket_session() {
+  if (id_) ctx_->registry.remove(id_->swarm, this);
+  if (counted_) --ctx_->metrics.connections_open;
+}
+
+void websocket_session::run(beast::http::request<beast::http::string_body> req) {
+  ++ctx_->metrics.connections_total;
+  counted_ = true;
+  const auto open = ++ctx_->metrics.connections_open;
+  websocket::stream_base::timeout t{};
+  t.handshake_timeout = server_limits::kHandshakeTimeout;
+  t.idle_timeout = websocket::stream_base::none();  // our own idle timer says why it closes
+  t.keep_alive_pings = false;
+  ws_.set_option(t);
+  ws_.read_message_max(ctx_->limits.max_frame * server_limits::kHardFrameFactor);
+  ws_.text(true);
+  ws_.set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& res) { res.set(beast::http::field::server, "loopguardd"); }));
+  const bool over_limit = static_cast<std::size_t>(open) > ctx_->limits.max_connections;
+  ws_.async_accept(req, [self = shared_from_this(), over_limit](beast::error_code ec) {
+    if (!ec && over_limit) {
+      ++self->ctx_->metrics.connections_refused;
+      return self->fail_with(
+          {std::string(protocol::codes::too_many_connections),
+           "the daemon holds its maximum of " + std::to_string(self->ctx_->limits.max_connections) +
+               " connections; retry later"},
+          close_code::try_again_later);
+    }
+    self->on_accept(ec);
+  });
+}
+
+void websocket_session::on_accept(beast::error_code ec) {
+  if (ec) return;  // handshake failed or timed out: nothing to tell
+  last_activity_ = std::chrono::steady_clock::now();
+  start_idle_timer();
+  do_read();
+}
+
+void websocket_session::do_read() {
+  ws_.async_read(buffer_,
+                 beast::bind_front_handler(&websocket_session::on_read, shared_from_this()));
+}
+
+void websocket_session::on_read(beast::error_code ec, std::size_t bytes) {
+  if (ec) {
+    closing_ = true;
+    idle_timer_.cancel();
+    return;  // closed by the peer, reset, or too big for Beast (1009 sent by Beast)
+  }
+  if (closing_) return;
+  last_activity_ = std::chrono::steady_clock::now();
+  if (bytes > ctx_->limits.max_frame) {
+    return fail_with({std::string(protocol::codes::frame_too_large),
+                      "a frame holds at most " + std::to_string(ctx_->limits.max_frame) +
+                          " bytes, got " + std::to_string(bytes)},
+                     close_code::too_big);
+  }
+  const auto data = buffer_.data();
+  const std::string_view text(static_cast<const char*>(data.data()), data.size());
+  protocol::message m;
+  std::optional<protocol::error> err;
+  if (ws_.got_text()) {
+    err = protocol::parse(text, m);
+  } else {
+    protocol::events batch;
+    err = protocol::decode_binary(text, batch);
+    if (!err) m = std::move(batch);
+  }
+  buffer_.consume(buffer_.size());
+  if (err) {
+    return fail_with(*err, err->code == protocol::codes::batch_too_large
+                               ? close_code::too_big
+                               : close_code::policy_error);
+  }
+  handle(std::move(m));
+  if (!closing_) do_read();
+}
+
+void websocket_session::handle(protocol::message&& m) {
+  if (auto* h = std::get_if<protocol::hello>(&m)) return on_hello(std::move(*h));
+  if (!id_) {
+    return fail_with({std::string(protocol::codes::expected_hello),
+                      "the first message must be hello, got " + std::string(type_name(m))},
+                     close_code::policy_error);
+  }
+  if (auto* e = std::get_if<protocol::events>(&m)) return on_events(*e);
+  if (auto* g = std::get_if<protocol::gap>(&m)) return on_gap(*g);
+  if (auto* c = std::get_if<protocol::swarm_complete>(&m)) return on_complete(*c);
+  fail_with({std::string(protocol::codes::bad_message),
+             "a worker may not send " + std::string(type_name(m))},
+            close_code::policy_error);
+}
+
+void websocket_session::on_hello(protocol::hello&& m) {
+  if (id_) {
+    return fail_with({std::string(protocol::codes::duplicate_hello), "hello was already sent"},
+                     close_code::policy_error);
+  }
+  if (m.version != protocol::kVersion) {
+    return fail_with({std::string(protocol::codes::unsupported_version),
+                      "this daemon speaks protocol version " + std::to_string(protocol::kVersion) +
+                          ", got " + std::to_string(m.version)},
+                     close_code::policy_error);
+  }
+  if (!ctx_->token.empty() && m.token != ctx_->token) {
+    return fail_with({std::string(protocol::codes::unauthorized), "missing or wrong token"},
+                     close_code::policy_error);
+  }
+  id_ = worker_identity{std::move(m.swarm), std::move(m.worker), std::move(m.incarnation)};
+  ctx_->registry.add(id_->swarm, this, weak_from_this());
+  protocol::welcome w;
+  w.last_ack = ctx_->service.durable_seq(*id_);
+  w.max_frame = ctx_->limits.max_frame;
+  acked_ = w.last_ack;
+  queue(frame_of(w));
+}
+
+void websocket_session::on_events(const protocol::events& m) {
+  ++ctx_->metrics.batches;
+  ingest_result r = ctx_->service.ingest(*id_, m.items);
+  ctx_->metrics.events_applied += r.applied;
+  ctx_->metrics.events_duplicate += r.duplicates;
+  if (r.applied + r.duplicates > 0) unacked_.emplace_back(r.epoch, r.last_seq);
+  if (ctx_->service.pending_events() >= checkpointer::kEagerEvents && ctx_->nudge_checkpoint) {
+    ctx_->nudge_checkpoint();
+  }
+  for (const auto& v : r.verdicts) {
+    ctx_->metrics.verdicts_pushed += ctx_->registry.of_swarm(id_->swarm).size();
+    ctx_->broadcast(id_->swarm, frame_of(to_wire(v)));
+  }
+  if (r.error) fail_with(*r.error, close_code::policy_error);
+}
+
+void websocket_session::on_gap(const protocol::gap& m) {
+  std::uint64_t epoch = 0;
+  if (auto e = ctx_->service.declare_gap(*id_, m.from, m.to, epoch)) {
+    return fail_with(*e, close_code::policy_error);
+  }
+  ++ctx_->metrics.gaps;
+  ctx_->metrics.events_lost += m.to - m.from + 1;
+  unacked_.emplace_back(epoch, m.to);
+}
+
+void websocket_session::on_complete(const protocol::swarm_complete& m) {
+  if (!m.swarm.empty() && m.swarm != id_->swarm) {
+    return fail_with({std::string(protocol::codes::bad_message),
+                      "swarm_complete names swarm \"" + m.swarm +
+                          "\", but this connection is of \"" + id_->swarm + "\""},
+                     close_code::policy_error);
+  }
+  std::uint64_t epoch = 0;
+  ctx_->service.complete(id_->swarm, epoch);
+  ++ctx_->metrics.swarms_completed;
+  ctx_->broadcast(id_->swarm, frame_of(protocol::swarm_complete{id_->swarm}));
+}
+
+void websocket_session::on_durable(std::uint64_t epoch) {
+  net::post(ws_.get_executor(), [self = shared_from_this(), epoch] { self->acknowledge(epoch); });
+}
+
+void websocket_session::acknowledge(std::uint64_t epoch) {
+  std::uint64_t up_to = acked_;
+  while (!unacked_.empty() && unacked_.front().first <= epoch) {
+    up_to = std::max(up_to, unacked_.front().second);
+    unacked_.pop_front();
+  }
+  if (up_to <= acked_ || closing_) return;
+  acked_ = up_to;
+  queue(frame_of(protocol::ack{up_to}));
+}
+
+void websocket_session::send(std::shared_ptr<const std::string> frame) {
+  net::post(ws_.get_executor(), [self = shared_from_this(), f = std::move(frame)]() mutable {
+    self->queue(std::move(f));
+  });
+}
+
+void websocket_session::queue(std::shared_ptr<const std::string> frame) {
+  if (closing_) return;
+  if (queue_.size() >= ctx_->limits.max_send_queue) {
+    return fail_with(
+        {std::string(protocol::codes::send_queue_overflow),
+         "the worker reads too slowly: " + std::to_string(queue_.size()) + " frames are waiting"},
+        close_code::policy_error);
+  }
+  queue_.push_back(std::move(frame));
+  if (!writing_) do_write();
+}
+
+void websocket_session::do_write() {
+  if (queue_.empty()) {
+    if (close_after_) {
+      ws_.async_close(websocket::close_reason(*close_after_),
+                      [self = shared_from_this()](beast::error_code) {});
+      close_after_.reset();
+    }
+    return;
+  }
+  writing_ = true;
+  ws_.async_write(net::buffer(*queue_.front()),
+                  beast::bind_front_handler(&websocket_session::on_write, shared_from_this()));
+}
+
+void websocket_session::on_write(beast::error_code ec, std::size_t) {
+  writing_ = false;
+  if (ec) {
+    closing_ = true;
+    queue_.clear();
+    idle_timer_.cancel();
+    return;
+  }
+  queue_.pop_front();
+  do_write();
+}
+
+void websocket_session::fail_with(const protocol::error& e, close_code code) {
+  if (closing_) return;
+  ++ctx_->metrics.errors_sent;
+  // Keep only the frame in flight; the error is the last thing this worker hears.
+  if (writing_) {
+    queue_.erase(queue_.begin() + 1, queue_.end());
+  } else {
+    queue_.clear();
+  }
+  queue_.push_back(frame_of(e));
+  closing_ = true;
+  close_after_ = code;
+  idle_timer_.cancel();
+  if (!writing_) do_write();
+}
+
+void websocket_session::shut_down() {
+  net::post(ws_.get_executor(), [self = shared_from_this()] {
+    self->fail_with({std::string(protocol::codes::shutting_down),
+                     "the daemon is stopping; reconnect and resend unacknowledged events"},
+                    close_code::going_away);
+  });
+}
+
+void websocket_session::start_idle_timer() {
+  idle_timer_.expires_at(last_activity_ + ctx_->limits.idle_timeout);
+  idle_timer_.async_wait(
+      beast::bind_front_handler(&websocket_session::on_idle, shared_from_this()));
+}
+
+void websocket_session::on_idle(beast::error_code ec) {
+  if (ec || closing_) return;  // cancelled: the session is closing
+  if (std::chrono::steady_clock::now() - last_activity_ < ctx_->limits.idle_timeout) {
+    return start_idle_timer();  // something arrived meanwhile
+  }
+  fail_with({std::string(protocol::codes::idle_timeout),
+             "no message for " + std::to_string(ctx_->limits.idle_timeout.count()) + " ms"},
+            close_code::policy_error);
+}
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,66 @@
+// One worker's WebSocket: hello/welcome, event batches, acks once durable, verdict pushes.
+// Everything runs on the connection's strand; send(), on_durable() and shut_down() may be
+// called from any thread and post to it. One write in flight; a bounded queue behind it.
+#pragma once
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "loopguard/protocol.hpp"
+#include "server_context.hpp"
+
+namespace loopguard::daemon {
+
+class websocket_session : public std::enable_shared_from_this<websocket_session> {
+ public:
+  websocket_session(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<server_context> ctx);
+  ~websocket_session();
+
+  void run(boost::beast::http::request<boost::beast::http::string_body> req);
+  void send(std::shared_ptr<const std::string> frame);
+  void on_durable(std::uint64_t epoch);
+  void shut_down();
+
+ private:
+  using close_code = boost::beast::websocket::close_code;
+
+  void on_accept(boost::beast::error_code ec);
+  void do_read();
+  void on_read(boost::beast::error_code ec, std::size_t bytes);
+  void handle(protocol::message&& m);
+  void on_hello(protocol::hello&& m);
+  void on_events(const protocol::events& m);
+  void on_gap(const protocol::gap& m);
+  void on_complete(const protocol::swarm_complete& m);
+  void acknowledge(std::uint64_t durable_epoch);
+  void queue(std::shared_ptr<const std::string> frame);
+  void do_write();
+  void on_write(boost::beast::error_code ec, std::size_t bytes);
+  void fail_with(const protocol::error& e, close_code code);
+  void start_idle_timer();
+  void on_idle(boost::beast::error_code ec);
+
+  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  std::shared_ptr<server_context> ctx_;
+  boost::beast::flat_buffer buffer_;
+  boost::asio::steady_timer idle_timer_;
+  std::chrono::steady_clock::time_point last_activity_;
+  std::deque<std::shared_ptr<const std::string>> queue_;  // front is in flight when writing_
+  bool writing_ = false;
+  bool closing_ = false;
+  bool counted_ = false;  // holds one of the max_connections slots
+  std::optional<close_code> close_after_;
+  std::optional<worker_identity> id_;                            // set by hello
+  std::deque<std::pair<std::uint64_t, std::uint64_t>> unacked_;  // (epoch, seq), ascending
+  std::uint64_t acked_ = 0;
+};
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,49 @@
+#include "loopguard/daemon/nudge_text.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace loopguard::daemon {
+namespace {
+
+std::string window_words(double seconds) {
+  if (seconds >= 3600 && std::fmod(seconds, 3600) == 0) {
+    return std::to_string(static_cast<long long>(seconds / 3600)) + " h";
+  }
+  if (seconds >= 60 && std::fmod(seconds, 60) == 0) {
+    return std::to_string(static_cast<long long>(seconds / 60)) + " min";
+  }
+  return std::to_string(static_cast<long long>(std::ceil(seconds))) + " s";
+}
+
+}  // namespace
+
+std::string global_nudge(severity level, const nudge_facts& f) {
+  std::string out = level >= severity::critical ? "[loopguard] CRITICAL, swarm-wide dead end: "
+                                                : "[loopguard] Swarm-wide dead end: ";
+  std::string who = std::to_string(f.workers);
+  who += f.workers == 1 ? " worker" : " workers";
+  const char* what = f.kind == "exact" ? "with identical arguments" : "with equivalent arguments";
+  out.append("`").append(f.tool).append("` was called ").append(std::to_string(f.calls));
+  out.append(" times ").append(what).append(" by ").append(who);
+  out.append(" of this swarm in the last ").append(window_words(f.window_seconds));
+  if (f.by_cap) {
+    out +=
+        ". Its results keep changing, but this volume means the swarm is spending most of its "
+        "effort here. Coordinate: let one worker own this call and the others move on.";
+    return out;
+  }
+  out += ", and it keeps producing the same result. Nobody is getting anywhere with it. ";
+  if (level >= severity::critical) {
+    out +=
+        "Stop calling it with these arguments now. Say what is blocking you, then take a "
+        "different route; the goal itself may need to be questioned.";
+  } else {
+    out +=
+        "Do not retry it as it is: try a different tool or strategy, or report what blocks "
+        "the task.";
+  }
+  return out;
+}
+
+}  // namespace loopguard::daemon

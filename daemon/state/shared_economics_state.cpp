@@ -1,0 +1,207 @@
+#include "loopguard/daemon/shared_economics_state.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+#include "loopguard/daemon/nudge_text.hpp"
+
+namespace loopguard::daemon {
+
+shared_economics_state::shared_economics_state(swarm_rules rules) : rules_(std::move(rules)) {
+  assert(!validate(rules_));  // callers validate configs before building a state
+}
+
+std::vector<global_verdict> shared_economics_state::apply(const swarm_event& e) {
+  ++events_;
+  auto [it, inserted] = swarms_.try_emplace(e.swarm);
+  swarm& s = it->second;
+  s.latest_t = s.has_t ? std::max(s.latest_t, e.t) : e.t;
+  s.has_t = true;
+  s.dirty = true;
+  auto [wit, new_worker] =
+      s.worker_ids.try_emplace(e.worker, static_cast<std::uint32_t>(s.worker_names.size()));
+  if (new_worker) s.worker_names.push_back(e.worker);
+  const std::uint32_t worker = wit->second;
+
+  const fingerprint_key exact{fingerprint_kind::exact, e.exact};
+  const fingerprint_key structural{fingerprint_kind::structural, e.structural};
+  std::vector<global_verdict> out;
+  auto v1 = touch(it->first, s, exact, e, worker);
+  auto v2 = touch(it->first, s, structural, e, worker);
+  if (v1) out.push_back(std::move(*v1));
+  // The structural form groups at least the calls the exact one does; at the same level the
+  // exact verdict says it more precisely, so one nudge is enough.
+  if (v2 && !(v1 && out.back().level == v2->level)) out.push_back(std::move(*v2));
+  evict_if_needed(s, exact, structural);
+  verdicts_ += out.size();
+  return out;
+}
+
+std::optional<global_verdict> shared_economics_state::touch(const std::string& name, swarm& s,
+                                                            const fingerprint_key& key,
+                                                            const swarm_event& e,
+                                                            std::uint32_t worker) {
+  auto [it, inserted] = s.fingerprints.try_emplace(key);
+  entry& f = it->second;
+  fingerprint_stats& st = f.stats;
+  if (inserted) {
+    st.tool = e.tool;
+    st.summary = e.summary;
+    st.first_seen = st.last_seen = e.t;
+  }
+  expire(f, s.latest_t);
+
+  bool counted = true;
+  if (rules_.progress_aware && st.calls > 0 && e.result) {
+    counted = std::find(st.results.begin(), st.results.end(), *e.result) != st.results.end();
+  }
+  if (e.result && st.results.size() < kMaxResultsPerFingerprint &&
+      std::find(st.results.begin(), st.results.end(), *e.result) == st.results.end()) {
+    st.results.push_back(*e.result);
+  }
+  ++st.calls;
+  if (counted) ++st.counted;
+  st.first_seen = std::min(st.first_seen, e.t);
+  st.last_seen = std::max(st.last_seen, e.t);
+  if (auto w = std::lower_bound(st.workers.begin(), st.workers.end(), worker);
+      w == st.workers.end() || *w != worker) {
+    st.workers.insert(w, worker);
+  }
+  push_call(f, {e.t, worker, counted});
+  while (st.window.size() > swarm_rules::kMaxWindowCalls) pop_call(f);
+  s.changed.insert(key);
+  s.erased.erase(key);
+
+  const judgement j = judge(f);
+  if (j.level <= st.level) return std::nullopt;
+  st.level = j.level;
+  st.level_t = e.t;
+  st.level_calls = j.calls;
+  st.level_workers = j.workers;
+  return verdict_of(name, key, st, j.by_cap);
+}
+
+void shared_economics_state::expire(entry& f, double now) const {
+  // Arrival order is time order up to small skews between workers; a late-arriving old call
+  // leaves when it reaches the front.
+  while (!f.stats.window.empty() && now - f.stats.window.front().t >= rules_.window_seconds) {
+    pop_call(f);
+  }
+}
+
+void shared_economics_state::push_call(entry& f, const window_call& c) const {
+  f.stats.window.push_back(c);
+  auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
+                        [&](const worker_tally& x) { return x.worker == c.worker; });
+  if (t == f.tallies.end()) t = f.tallies.insert(f.tallies.end(), worker_tally{c.worker, 0, 0});
+  ++t->all;
+  if (c.counted) {
+    ++t->counted;
+    ++f.window_counted;
+  }
+}
+
+void shared_economics_state::pop_call(entry& f) const {
+  assert(!f.stats.window.empty());
+  const window_call c = f.stats.window.front();
+  f.stats.window.erase(f.stats.window.begin());
+  auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
+                        [&](const worker_tally& x) { return x.worker == c.worker; });
+  assert(t != f.tallies.end());  // every windowed call has its tally
+  --t->all;
+  if (c.counted) {
+    --t->counted;
+    --f.window_counted;
+  }
+  if (t->all == 0) f.tallies.erase(t);
+}
+
+void shared_economics_state::rebuild_tallies(entry& f) {
+  f.tallies.clear();
+  f.window_counted = 0;
+  for (const auto& c : f.stats.window) {
+    auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
+                          [&](const worker_tally& x) { return x.worker == c.worker; });
+    if (t == f.tallies.end()) t = f.tallies.insert(f.tallies.end(), worker_tally{c.worker, 0, 0});
+    ++t->all;
+    if (c.counted) {
+      ++t->counted;
+      ++f.window_counted;
+    }
+  }
+}
+
+shared_economics_state::judgement shared_economics_state::judge(const entry& f) const {
+  judgement j;
+  std::uint32_t counted_workers = 0;
+  for (const auto& t : f.tallies) counted_workers += t.counted > 0 ? 1u : 0u;
+  const auto all_workers = static_cast<std::uint32_t>(f.tallies.size());
+  const auto all_calls = static_cast<std::uint32_t>(f.stats.window.size());
+  if (counted_workers >= rules_.min_workers && f.window_counted >= rules_.threshold) {
+    j.level = severity::warn;
+    if (rules_.critical_at != 0 && f.window_counted >= rules_.critical_at) {
+      j.level = severity::critical;
+    }
+    j.calls = f.window_counted;
+    j.workers = counted_workers;
+  }
+  if (j.level == severity::none && all_workers >= rules_.min_workers &&
+      all_calls >= rules_.absolute_cap) {
+    j.level = severity::warn;
+    j.calls = all_calls;
+    j.workers = all_workers;
+    j.by_cap = true;
+  }
+  return j;
+}
+
+global_verdict shared_economics_state::verdict_of(const std::string& name,
+                                                  const fingerprint_key& key,
+                                                  const fingerprint_stats& f, bool by_cap) const {
+  global_verdict v;
+  v.swarm = name;
+  v.tool = f.tool;
+  v.fingerprint_kind = to_string(key.kind);
+  v.fingerprint = key.value;
+  v.level = f.level;
+  v.calls = f.level_calls;
+  v.workers = f.level_workers;
+  v.t = f.level_t;
+  v.message = global_nudge(
+      f.level, {v.tool, v.fingerprint_kind, v.calls, v.workers, rules_.window_seconds, by_cap});
+  return v;
+}
+
+void shared_economics_state::evict_if_needed(swarm& s, const fingerprint_key& keep_a,
+                                             const fingerprint_key& keep_b) {
+  const std::size_t cap = rules_.max_fingerprints_per_swarm;
+  if (s.fingerprints.size() <= cap) return;
+  // Evict in batches (1/64 of the cap) so the selection's O(n) is paid rarely.
+  const std::size_t target = cap - cap / 64;
+  std::vector<std::pair<double, fingerprint_key>> coldest;
+  coldest.reserve(s.fingerprints.size());
+  for (const auto& [key, f] : s.fingerprints) {
+    if (key == keep_a || key == keep_b) continue;
+    coldest.emplace_back(f.stats.last_seen, key);
+  }
+  const std::size_t n = std::min(coldest.size(), s.fingerprints.size() - target);
+  std::nth_element(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n),
+                   coldest.end());
+  for (std::size_t i = 0; i < n; ++i) {
+    s.fingerprints.erase(coldest[i].second);
+    s.changed.erase(coldest[i].second);
+    s.erased.insert(coldest[i].second);
+  }
+  evictions_ += n;
+}
+
+bool shared_economics_state::complete(std::string_view name) {
+  const auto it = swarms_.find(name);
+  if (it == swarms_.end()) return false;
+  cleared_.emplace_back(name);
+  swarms_.erase(it);
+  return true;
+}
+
+}  // namespace loopguard::daemon

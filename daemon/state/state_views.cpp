@@ -1,0 +1,243 @@
+// The read side of shared_economics_state: digests, API views, checkpoint rows.
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_set>
+
+#include "loopguard/daemon/shared_economics_state.hpp"
+
+namespace loopguard::daemon {
+namespace {
+
+// Feeds values into XXH3 in a fixed byte order, so a digest means the same on every host.
+class digest_writer {
+ public:
+  digest_writer() { XXH3_64bits_reset(state_); }
+  ~digest_writer() { XXH3_freeState(state_); }
+  digest_writer(const digest_writer&) = delete;
+  digest_writer& operator=(const digest_writer&) = delete;
+
+  void u64(std::uint64_t v) {
+    unsigned char b[8];
+    for (int i = 0; i < 8; ++i) b[i] = static_cast<unsigned char>(v >> (8 * i));
+    XXH3_64bits_update(state_, b, sizeof b);
+  }
+  void f64(double v) {
+    std::uint64_t bits = 0;
+    if (v == 0) v = 0;  // -0 and 0 are the same time
+    std::memcpy(&bits, &v, sizeof bits);
+    u64(bits);
+  }
+  void str(std::string_view s) {
+    u64(s.size());
+    XXH3_64bits_update(state_, s.data(), s.size());
+  }
+  std::uint64_t done() { return XXH3_64bits_digest(state_); }
+
+ private:
+  XXH3_state_t* state_ = XXH3_createState();
+};
+
+}  // namespace
+
+std::uint64_t shared_economics_state::digest_of(std::string_view name, const swarm& s) const {
+  std::vector<const std::pair<const fingerprint_key, entry>*> rows;
+  rows.reserve(s.fingerprints.size());
+  for (const auto& kv : s.fingerprints) rows.push_back(&kv);
+  std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  digest_writer w;
+  w.str("loopguard-swarm-digest-v1");
+  w.str(name);
+  w.u64(rows.size());
+  std::vector<std::string_view> names;
+  for (const auto* kv : rows) {
+    const fingerprint_stats& f = kv->second.stats;
+    w.u64(static_cast<std::uint64_t>(kv->first.kind));
+    w.u64(kv->first.value);
+    w.str(f.tool);
+    w.u64(f.calls);
+    w.u64(f.counted);
+    w.f64(f.first_seen);
+    w.f64(f.last_seen);
+    w.u64(static_cast<std::uint64_t>(f.level));
+    // Worker names, not indexes: indexes depend on arrival order.
+    names.clear();
+    for (auto id : f.workers) names.push_back(s.worker_names[id]);
+    std::sort(names.begin(), names.end());
+    w.u64(names.size());
+    for (auto n : names) w.str(n);
+  }
+  return w.done();
+}
+
+std::uint64_t shared_economics_state::digest(std::string_view name) const {
+  const auto it = swarms_.find(name);
+  return it == swarms_.end() ? 0 : digest_of(name, it->second);
+}
+
+std::uint64_t shared_economics_state::digest() const {
+  digest_writer w;
+  w.str("loopguard-state-digest-v1");
+  for (const auto& [name, s] : swarms_) {  // std::map: sorted by name
+    w.str(name);
+    w.u64(digest_of(name, s));
+  }
+  return w.done();
+}
+
+std::optional<swarm_summary> shared_economics_state::summary(std::string_view name) const {
+  const auto it = swarms_.find(name);
+  if (it == swarms_.end()) return std::nullopt;
+  swarm_summary out;
+  out.swarm = it->first;
+  out.fingerprints = it->second.fingerprints.size();
+  out.workers = it->second.worker_names.size();
+  for (const auto& [key, f] : it->second.fingerprints) {
+    if (f.stats.level != severity::none) ++out.verdicts;
+    if (key.kind == fingerprint_kind::exact) out.calls += f.stats.calls;
+  }
+  out.digest = digest_of(it->first, it->second);
+  return out;
+}
+
+std::vector<swarm_summary> shared_economics_state::swarms() const {
+  std::vector<swarm_summary> out;
+  for (const auto& kv : swarms_) out.push_back(*summary(kv.first));
+  return out;
+}
+
+std::vector<std::string> shared_economics_state::worker_names(std::string_view name) const {
+  const auto it = swarms_.find(name);
+  if (it == swarms_.end()) return {};
+  auto out = it->second.worker_names;
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<fingerprint_row> shared_economics_state::top_fingerprints(std::string_view name,
+                                                                      std::size_t n) const {
+  const auto it = swarms_.find(name);
+  if (it == swarms_.end()) return {};
+  std::vector<fingerprint_row> rows;
+  for (const auto& [key, f] : it->second.fingerprints) rows.push_back({it->first, key, f.stats});
+  const auto hotter = [](const fingerprint_row& a, const fingerprint_row& b) {
+    if (a.stats.counted != b.stats.counted) return a.stats.counted > b.stats.counted;
+    if (a.stats.calls != b.stats.calls) return a.stats.calls > b.stats.calls;
+    return a.key < b.key;
+  };
+  n = std::min(n, rows.size());
+  std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(),
+                    hotter);
+  rows.resize(n);
+  return rows;
+}
+
+std::vector<global_verdict> shared_economics_state::verdicts(std::string_view name) const {
+  const auto it = swarms_.find(name);
+  if (it == swarms_.end()) return {};
+  std::vector<global_verdict> out;
+  for (const auto& [key, f] : it->second.fingerprints) {
+    if (f.stats.level == severity::none) continue;
+    const bool by_cap = f.stats.level_calls > 0 && f.stats.level_calls < rules_.threshold;
+    out.push_back(verdict_of(it->first, key, f.stats, by_cap));
+  }
+  std::sort(out.begin(), out.end(), [](const global_verdict& a, const global_verdict& b) {
+    if (a.t != b.t) return a.t < b.t;
+    if (a.fingerprint_kind != b.fingerprint_kind) return a.fingerprint_kind < b.fingerprint_kind;
+    return a.fingerprint < b.fingerprint;
+  });
+  return out;
+}
+
+state_counters shared_economics_state::counters() const {
+  state_counters c{events_, verdicts_, evictions_, 0};
+  for (const auto& kv : swarms_) c.fingerprints += kv.second.fingerprints.size();
+  return c;
+}
+
+state_changes shared_economics_state::take_changes() {
+  state_changes out;
+  out.cleared_swarms = std::move(cleared_);
+  cleared_.clear();
+  for (auto& [name, s] : swarms_) {
+    if (!s.dirty) continue;
+    out.swarms.push_back({name, s.latest_t});
+    for (auto id = s.workers_persisted; id < s.worker_names.size(); ++id) {
+      out.workers.push_back({name, id, s.worker_names[id]});
+    }
+    s.workers_persisted = static_cast<std::uint32_t>(s.worker_names.size());
+    for (const auto& key : s.changed) {
+      out.fingerprints.push_back({name, key, s.fingerprints.at(key).stats});
+    }
+    for (const auto& key : s.erased) out.erased.push_back({name, key});
+    s.changed.clear();
+    s.erased.clear();
+    s.dirty = false;
+  }
+  return out;
+}
+
+state_snapshot shared_economics_state::snapshot() const {
+  state_snapshot out;
+  for (const auto& [name, s] : swarms_) {
+    out.swarms.push_back({name, s.latest_t});
+    for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
+      out.workers.push_back({name, id, s.worker_names[id]});
+    }
+    for (const auto& [key, f] : s.fingerprints) out.fingerprints.push_back({name, key, f.stats});
+  }
+  return out;
+}
+
+void shared_economics_state::restore(const state_snapshot& snap) {
+  swarms_.clear();
+  cleared_.clear();
+  for (const auto& r : snap.swarms) {
+    swarm& s = swarms_[r.swarm];
+    s.latest_t = r.latest_t;
+    s.has_t = true;
+  }
+  for (const auto& r : snap.workers) {
+    swarm& s = swarms_[r.swarm];
+    if (s.worker_names.size() <= r.id) s.worker_names.resize(r.id + 1);
+    s.worker_names[r.id] = r.name;
+    s.worker_ids[r.name] = r.id;
+  }
+  for (auto& [name, s] : swarms_)
+    s.workers_persisted = static_cast<std::uint32_t>(s.worker_names.size());
+  for (const auto& r : snap.fingerprints) {
+    entry& f = swarms_[r.swarm].fingerprints[r.key];
+    f.stats = r.stats;
+    rebuild_tallies(f);
+  }
+}
+
+void state_changes::merge_newer(state_changes&& newer) {
+  for (const auto& name : newer.cleared_swarms) {
+    const auto of = [&](const auto& row) { return row.swarm == name; };
+    std::erase_if(swarms, of);
+    std::erase_if(workers, of);
+    std::erase_if(fingerprints, of);
+    std::erase_if(erased, of);
+    cleared_swarms.push_back(name);
+  }
+  // Later rows replace earlier rows of the same identity; one hash pass keeps this linear.
+  std::unordered_set<std::string> newer_swarms;
+  for (const auto& r : newer.swarms) newer_swarms.insert(r.swarm);
+  std::erase_if(swarms, [&](const swarm_row& x) { return newer_swarms.contains(x.swarm); });
+  std::unordered_set<std::string> touched;  // swarm + '\0' + kind + value
+  const auto id = [](const std::string& s, const fingerprint_key& k) {
+    return s + '\0' + static_cast<char>(k.kind) + std::to_string(k.value);
+  };
+  for (const auto& r : newer.fingerprints) touched.insert(id(r.swarm, r.key));
+  for (const auto& r : newer.erased) touched.insert(id(r.swarm, r.key));
+  std::erase_if(fingerprints, [&](const auto& x) { return touched.contains(id(x.swarm, x.key)); });
+  std::erase_if(erased, [&](const auto& x) { return touched.contains(id(x.swarm, x.key)); });
+  for (auto& r : newer.swarms) swarms.push_back(std::move(r));
+  for (auto& r : newer.workers) workers.push_back(std::move(r));
+  for (auto& r : newer.fingerprints) fingerprints.push_back(std::move(r));
+  for (auto& r : newer.erased) erased.push_back(std::move(r));
+}
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,379 @@
+#include "loopguard/daemon/sqlite_checkpoint_store.hpp"
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+namespace loopguard::daemon {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE swarms (
+  swarm     TEXT PRIMARY KEY,
+  latest_t  REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE workers (
+  swarm TEXT NOT NULL,
+  id    INTEGER NOT NULL,
+  name  TEXT NOT NULL,
+  PRIMARY KEY (swarm, id)
+) WITHOUT ROWID;
+CREATE TABLE fingerprints (
+  swarm         TEXT NOT NULL,
+  kind          INTEGER NOT NULL,
+  fp            INTEGER NOT NULL,
+  tool          TEXT NOT NULL,
+  summary       TEXT NOT NULL,
+  calls         INTEGER NOT NULL,
+  counted       INTEGER NOT NULL,
+  first_seen    REAL NOT NULL,
+  last_seen     REAL NOT NULL,
+  level         INTEGER NOT NULL,
+  level_t       REAL NOT NULL,
+  level_calls   INTEGER NOT NULL,
+  level_workers INTEGER NOT NULL,
+  workers       BLOB NOT NULL,
+  window        BLOB NOT NULL,
+  results       BLOB NOT NULL,
+  PRIMARY KEY (swarm, kind, fp)
+) WITHOUT ROWID;
+CREATE TABLE sequences (
+  swarm       TEXT NOT NULL,
+  worker      TEXT NOT NULL,
+  incarnation TEXT NOT NULL,
+  seq         INTEGER NOT NULL,
+  PRIMARY KEY (swarm, worker, incarnation)
+) WITHOUT ROWID;
+)sql";
+
+// Fixed-width little-endian blobs (docs/storage.md, "Blobs").
+void put(std::string& out, std::uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+std::uint64_t get(const unsigned char* p, int bytes) {
+  std::uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+constexpr std::size_t kWindowCallBytes = 13;  // t (8), worker (4), counted (1)
+
+std::string encode_workers(const std::vector<std::uint32_t>& w) {
+  std::string out;
+  for (auto id : w) put(out, id, 4);
+  return out;
+}
+std::string encode_window(const std::vector<window_call>& w) {
+  std::string out;
+  for (const auto& c : w) {
+    put(out, std::bit_cast<std::uint64_t>(c.t), 8);
+    put(out, c.worker, 4);
+    put(out, c.counted ? 1 : 0, 1);
+  }
+  return out;
+}
+std::string encode_results(const std::vector<std::uint64_t>& r) {
+  std::string out;
+  for (auto v : r) put(out, v, 8);
+  return out;
+}
+
+bool decode_blobs(const SQLite::Column& workers, const SQLite::Column& window,
+                  const SQLite::Column& results, fingerprint_stats& f) {
+  const auto bytes = [](const SQLite::Column& c) { return static_cast<std::size_t>(c.getBytes()); };
+  const auto data = [](const SQLite::Column& c) {
+    return static_cast<const unsigned char*>(c.getBlob());
+  };
+  if (bytes(workers) % 4 || bytes(window) % kWindowCallBytes || bytes(results) % 8) return false;
+  for (std::size_t i = 0; i < bytes(workers); i += 4) {
+    f.workers.push_back(static_cast<std::uint32_t>(get(data(workers) + i, 4)));
+  }
+  for (std::size_t i = 0; i < bytes(window); i += kWindowCallBytes) {
+    const unsigned char* p = data(window) + i;
+    f.window.push_back(
+        {std::bit_cast<double>(get(p, 8)), static_cast<std::uint32_t>(get(p + 8, 4)), p[12] != 0});
+  }
+  for (std::size_t i = 0; i < bytes(results); i += 8)
+    f.results.push_back(get(data(results) + i, 8));
+  return true;
+}
+
+std::int64_t as_int(std::uint64_t v) {
+  return std::bit_cast<std::int64_t>(v);
+}
+std::uint64_t as_uint(std::int64_t v) {
+  return std::bit_cast<std::uint64_t>(v);
+}
+
+void bind_blob(SQLite::Statement& st, int index, const std::string& blob) {
+  st.bind(index, blob.data(), static_cast<int>(blob.size()));
+}
+
+}  // namespace
+
+struct sqlite_checkpoint_store::impl {
+  explicit impl(const std::string& path) : db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {}
+  SQLite::Database db;
+  std::optional<SQLite::Statement> clear_swarms, clear_workers, clear_fps, put_swarm, put_worker,
+      put_fp, erase_fp, put_seq;
+  bool in_transaction = false;
+
+  void prepare() {
+    clear_swarms.emplace(db, "DELETE FROM swarms WHERE swarm = ?");
+    clear_workers.emplace(db, "DELETE FROM workers WHERE swarm = ?");
+    clear_fps.emplace(db, "DELETE FROM fingerprints WHERE swarm = ?");
+    put_swarm.emplace(db, "INSERT OR REPLACE INTO swarms VALUES (?, ?)");
+    put_worker.emplace(db, "INSERT OR REPLACE INTO workers VALUES (?, ?, ?)");
+    put_fp.emplace(db,
+                   "INSERT OR REPLACE INTO fingerprints VALUES "
+                   "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    erase_fp.emplace(db, "DELETE FROM fingerprints WHERE swarm = ? AND kind = ? AND fp = ?");
+    put_seq.emplace(db, "INSERT OR REPLACE INTO sequences VALUES (?, ?, ?, ?)");
+  }
+};
+
+namespace {
+
+// Runs one step; an SQLite exception becomes a status naming the step and the file.
+template <class F>
+store_status guarded(const std::string& path, const char* step, F&& f) {
+  try {
+    f();
+    return store_status::success();
+  } catch (const std::exception& e) {
+    return store_status::failure(std::string(step) + " failed on " + path + ": " + e.what());
+  }
+}
+
+std::optional<std::string> check_header(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0) {
+    return std::nullopt;  // a new database
+  }
+  std::ifstream in(path, std::ios::binary);
+  char header[16] = {};
+  in.read(header, sizeof header);
+  if (!in || std::memcmp(header, "SQLite format 3", 16) != 0) {
+    return "refusing " + path + ": not a SQLite database (bad file header); the file was not " +
+           "modified";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::unique_ptr<sqlite_checkpoint_store> sqlite_checkpoint_store::open(const std::string& path,
+                                                                       std::string& error,
+                                                                       options opts) {
+  if (auto e = check_header(path)) {
+    error = *e;
+    return nullptr;
+  }
+  std::unique_ptr<impl> p;
+  const auto refuse = [&](const std::string& why) {
+    error = "refusing " + path + ": " + why + "; the file was not modified";
+    return nullptr;
+  };
+  try {
+    p = std::make_unique<impl>(path);
+    const int app = p->db.execAndGet("PRAGMA application_id").getInt();
+    const int version = p->db.execAndGet("PRAGMA user_version").getInt();
+    const int tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+    if (app != 0 && app != kApplicationId) {
+      return refuse("it is a SQLite database of another application (application_id " +
+                    std::to_string(app) + ")");
+    }
+    if (version > kSchemaVersion) {
+      return refuse("it was written by a newer loopguardd (schema version " +
+                    std::to_string(version) + "; this build reads up to " +
+                    std::to_string(kSchemaVersion) + ")");
+    }
+    if (version == 0 && tables > 0) {
+      return refuse("it has tables but no loopguard schema version");
+    }
+    if (opts.quick_check && tables > 0) {
+      const std::string check = p->db.execAndGet("PRAGMA quick_check").getString();
+      if (check != "ok") return refuse("it is corrupted (quick_check: " + check + ")");
+    }
+    p->db.exec("PRAGMA locking_mode = EXCLUSIVE");
+    const std::string mode = p->db.execAndGet("PRAGMA journal_mode = WAL").getString();
+    if (mode != "wal") return refuse("cannot switch it to WAL mode (journal_mode is " + mode + ")");
+    p->db.exec("PRAGMA synchronous = FULL");
+    if (version == 0) {
+      SQLite::Transaction tx(p->db);
+      p->db.exec(kSchema);
+      p->db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
+      p->db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
+      tx.commit();
+    }
+    p->prepare();
+  } catch (const std::exception& e) {
+    return refuse(std::string("cannot open it as a loopguard database (") + e.what() + ")");
+  }
+  return std::unique_ptr<sqlite_checkpoint_store>(new sqlite_checkpoint_store(path, std::move(p)));
+}
+
+sqlite_checkpoint_store::sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p)
+    : path_(std::move(path)), impl_(std::move(p)) {}
+
+sqlite_checkpoint_store::~sqlite_checkpoint_store() {
+  rollback();
+}
+
+store_status sqlite_checkpoint_store::load(stored_state& out) {
+  out = {};
+  return guarded(path_, "loading the checkpoint", [&] {
+    SQLite::Statement swarms(impl_->db, "SELECT swarm, latest_t FROM swarms");
+    while (swarms.executeStep()) {
+      out.state.swarms.push_back(
+          {swarms.getColumn(0).getString(), swarms.getColumn(1).getDouble()});
+    }
+    SQLite::Statement workers(impl_->db, "SELECT swarm, id, name FROM workers");
+    while (workers.executeStep()) {
+      out.state.workers.push_back({workers.getColumn(0).getString(),
+                                   static_cast<std::uint32_t>(workers.getColumn(1).getInt64()),
+                                   workers.getColumn(2).getString()});
+    }
+    SQLite::Statement fps(impl_->db, "SELECT * FROM fingerprints");
+    while (fps.executeStep()) {
+      fingerprint_row r;
+      r.swarm = fps.getColumn(0).getString();
+      r.key.kind =
+          fps.getColumn(1).getInt() == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
+      r.key.value = as_uint(fps.getColumn(2).getInt64());
+      auto& f = r.stats;
+      f.tool = fps.getColumn(3).getString();
+      f.summary = fps.getColumn(4).getString();
+      f.calls = as_uint(fps.getColumn(5).getInt64());
+      f.counted = as_uint(fps.getColumn(6).getInt64());
+      f.first_seen = fps.getColumn(7).getDouble();
+      f.last_seen = fps.getColumn(8).getDouble();
+      const int level = fps.getColumn(9).getInt();
+      if (level < 0 || level > 3) throw std::runtime_error("a fingerprint has an invalid level");
+      f.level = static_cast<severity>(level);
+      f.level_t = fps.getColumn(10).getDouble();
+      f.level_calls = static_cast<std::uint32_t>(fps.getColumn(11).getInt64());
+      f.level_workers = static_cast<std::uint32_t>(fps.getColumn(12).getInt64());
+      if (!decode_blobs(fps.getColumn(13), fps.getColumn(14), fps.getColumn(15), f)) {
+        throw std::runtime_error("a fingerprint row has a malformed blob");
+      }
+      out.state.fingerprints.push_back(std::move(r));
+    }
+    SQLite::Statement seqs(impl_->db, "SELECT swarm, worker, incarnation, seq FROM sequences");
+    while (seqs.executeStep()) {
+      out.sequences.push_back({{seqs.getColumn(0).getString(), seqs.getColumn(1).getString(),
+                                seqs.getColumn(2).getString()},
+                               as_uint(seqs.getColumn(3).getInt64())});
+    }
+  });
+}
+
+store_status sqlite_checkpoint_store::begin() {
+  return guarded(path_, "BEGIN", [&] {
+    impl_->db.exec("BEGIN IMMEDIATE");
+    impl_->in_transaction = true;
+  });
+}
+
+store_status sqlite_checkpoint_store::clear_swarm(std::string_view swarm) {
+  return guarded(path_, "clearing a swarm", [&] {
+    for (auto* st : {&*impl_->clear_swarms, &*impl_->clear_workers, &*impl_->clear_fps}) {
+      st->reset();
+      st->bind(1, std::string(swarm));
+      st->exec();
+    }
+  });
+}
+
+store_status sqlite_checkpoint_store::put_swarm(const swarm_row& row) {
+  return guarded(path_, "writing a swarm", [&] {
+    auto& st = *impl_->put_swarm;
+    st.reset();
+    st.bind(1, row.swarm);
+    st.bind(2, row.latest_t);
+    st.exec();
+  });
+}
+
+store_status sqlite_checkpoint_store::put_worker(const worker_row& row) {
+  return guarded(path_, "writing a worker", [&] {
+    auto& st = *impl_->put_worker;
+    st.reset();
+    st.bind(1, row.swarm);
+    st.bind(2, static_cast<std::int64_t>(row.id));
+    st.bind(3, row.name);
+    st.exec();
+  });
+}
+
+store_status sqlite_checkpoint_store::put_fingerprint(const fingerprint_row& row) {
+  return guarded(path_, "writing a fingerprint", [&] {
+    auto& st = *impl_->put_fp;
+    const auto& f = row.stats;
+    const std::string workers = encode_workers(f.workers), window = encode_window(f.window),
+                      results = encode_results(f.results);
+    st.reset();
+    st.bind(1, row.swarm);
+    st.bind(2, static_cast<std::int32_t>(row.key.kind));
+    st.bind(3, as_int(row.key.value));
+    st.bind(4, f.tool);
+    st.bind(5, f.summary);
+    st.bind(6, as_int(f.calls));
+    st.bind(7, as_int(f.counted));
+    st.bind(8, f.first_seen);
+    st.bind(9, f.last_seen);
+    st.bind(10, static_cast<std::int32_t>(f.level));
+    st.bind(11, f.level_t);
+    st.bind(12, static_cast<std::int64_t>(f.level_calls));
+    st.bind(13, static_cast<std::int64_t>(f.level_workers));
+    bind_blob(st, 14, workers);
+    bind_blob(st, 15, window);
+    bind_blob(st, 16, results);
+    st.exec();
+  });
+}
+
+store_status sqlite_checkpoint_store::erase_fingerprint(const fingerprint_ref& ref) {
+  return guarded(path_, "erasing a fingerprint", [&] {
+    auto& st = *impl_->erase_fp;
+    st.reset();
+    st.bind(1, ref.swarm);
+    st.bind(2, static_cast<std::int32_t>(ref.key.kind));
+    st.bind(3, as_int(ref.key.value));
+    st.exec();
+  });
+}
+
+store_status sqlite_checkpoint_store::put_sequence(const sequence_row& row) {
+  return guarded(path_, "writing a sequence number", [&] {
+    auto& st = *impl_->put_seq;
+    st.reset();
+    st.bind(1, row.id.swarm);
+    st.bind(2, row.id.worker);
+    st.bind(3, row.id.incarnation);
+    st.bind(4, as_int(row.seq));
+    st.exec();
+  });
+}
+
+store_status sqlite_checkpoint_store::commit() {
+  return guarded(path_, "COMMIT", [&] {
+    impl_->db.exec("COMMIT");
+    impl_->in_transaction = false;
+  });
+}
+
+void sqlite_checkpoint_store::rollback() noexcept {
+  if (!impl_ || !impl_->in_transaction) return;
+  impl_->in_transaction = false;
+  try {
+    impl_->db.exec("ROLLBACK");
+  } catch (const std::exception&) {
+    // SQLite already rolled back (e.g. after a failed COMMIT): nothing is left to undo.
+  }
+}
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,124 @@
+// The loopguardd wire protocol, version 1 (docs/protocol.md): the messages a worker and the
+// daemon exchange over one WebSocket, their JSON text form and the compact binary form of an
+// event batch. Pure: parsing and serializing only, no I/O.
+//
+// Fingerprints travel as 16 lowercase hex digits (loopguard/hex.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "loopguard/severity.hpp"
+
+namespace loopguard::protocol {
+
+inline constexpr int kVersion = 1;
+// Limits every peer must respect; the daemon refuses anything larger (docs/protocol.md).
+inline constexpr std::size_t kMaxFrameBytes = 1 << 20;  // one WebSocket message
+inline constexpr std::size_t kMaxBatchEvents = 1024;    // events in one batch
+inline constexpr std::size_t kMaxNameBytes = 128;       // swarm, worker, incarnation, token
+inline constexpr std::size_t kMaxToolBytes = 128;
+inline constexpr std::size_t kMaxSummaryBytes = 256;
+
+// Stable error codes (the `code` of an error message).
+namespace codes {
+inline constexpr std::string_view bad_json = "bad_json";
+inline constexpr std::string_view bad_message = "bad_message";
+inline constexpr std::string_view unsupported_version = "unsupported_version";
+inline constexpr std::string_view unauthorized = "unauthorized";
+inline constexpr std::string_view expected_hello = "expected_hello";
+inline constexpr std::string_view duplicate_hello = "duplicate_hello";
+inline constexpr std::string_view batch_too_large = "batch_too_large";
+inline constexpr std::string_view frame_too_large = "frame_too_large";
+inline constexpr std::string_view sequence_gap = "sequence_gap";
+inline constexpr std::string_view bad_gap = "bad_gap";
+inline constexpr std::string_view too_many_connections = "too_many_connections";
+inline constexpr std::string_view send_queue_overflow = "send_queue_overflow";
+inline constexpr std::string_view idle_timeout = "idle_timeout";
+inline constexpr std::string_view shutting_down = "shutting_down";
+inline constexpr std::string_view internal = "internal";
+}  // namespace codes
+
+// worker -> daemon, first message. `incarnation`: random id chosen when the worker process
+// starts; sequence numbers restart at 1 with every incarnation.
+struct hello {
+  int version = kVersion;
+  std::string swarm, worker, incarnation, token;
+};
+
+// daemon -> worker. `last_ack`: the highest sequence number of this incarnation that is
+// durable; the worker resends everything after it.
+struct welcome {
+  int version = kVersion;
+  std::uint64_t last_ack = 0;
+  std::size_t max_batch = kMaxBatchEvents;
+  std::size_t max_frame = kMaxFrameBytes;
+};
+
+// One judged call: the call and its result, when known.
+struct event {
+  std::uint64_t seq = 0;  // worker-assigned, 1, 2, 3, ... per incarnation
+  std::string tool, summary;
+  std::uint64_t exact = 0, structural = 0;
+  bool ok = true;
+  std::optional<std::uint64_t> result;  // result fingerprint; absent: no result came
+  double t = 0;                         // event time, seconds
+  friend bool operator==(const event&, const event&) = default;
+};
+
+// worker -> daemon. Sequence numbers increase by one within and across batches.
+struct events {
+  std::vector<event> items;
+};
+
+// daemon -> worker: every event up to `seq` is durable.
+struct ack {
+  std::uint64_t seq = 0;
+};
+
+// worker -> daemon: events from..to (inclusive) were dropped by the worker and never come.
+struct gap {
+  std::uint64_t from = 0, to = 0;
+};
+
+// daemon -> every worker of a swarm.
+struct verdict {
+  std::string swarm, tool, kind;  // kind: "exact" | "structural"
+  std::uint64_t fingerprint = 0;
+  severity level = severity::warn;
+  std::uint32_t calls = 0, workers = 0;
+  std::string message;
+  double t = 0;
+};
+
+// worker -> daemon: the swarm's task is done, forget it; daemon -> every worker: it was.
+struct swarm_complete {
+  std::string swarm;
+};
+
+struct error {
+  std::string code, message;
+};
+
+using message = std::variant<hello, welcome, events, ack, gap, verdict, swarm_complete, error>;
+
+// The `type` field of each alternative.
+std::string_view type_name(const message& m);
+
+// Parses one JSON text frame. On failure returns an error with code bad_json or bad_message
+// (naming the field) or batch_too_large; `out` is then unspecified.
+std::optional<error> parse(std::string_view text, message& out);
+
+std::string serialize(const message& m);
+
+// Binary form of an event batch (docs/protocol.md, "Binary event batches"): a worker may send
+// a batch as a binary frame instead of JSON; same meaning, no parsing of text.
+std::string encode_binary(const events& batch);
+std::optional<error> decode_binary(std::string_view bytes, events& out);
+
+}  // namespace loopguard::protocol

@@ -1,0 +1,198 @@
+#include "loopguard/similarity.hpp"
+
+#include <algorithm>
+
+#include "loopguard/detail/lcs.hpp"
+#include "loopguard/detail/tokens.hpp"
+#include "loopguard/utf8.hpp"
+
+namespace loopguard::similarity {
+namespace {
+
+double apply_cutoff(double score, double score_cutoff) {
+  return score >= score_cutoff ? score : 0.0;
+}
+
+template <class CharT>
+double ratio_of(const CharT* a, std::size_t na, const CharT* b, std::size_t nb,
+                double score_cutoff) {
+  const std::size_t total = na + nb;
+  const std::size_t min_lcs = detail::min_lcs_for(score_cutoff, total);
+  // Length-difference rejection: the LCS is at most the shorter length.
+  if (min_lcs > std::min(na, nb)) return 0.0;
+  const std::size_t lcs = detail::lcs(a, na, b, nb, min_lcs);
+  return apply_cutoff(detail::indel_score(lcs, total), score_cutoff);
+}
+
+// Per-thread decode buffers for the UTF-8 front ends: no allocation once warmed up.
+struct decoded_pair {
+  std::u32string a;
+  std::u32string b;
+};
+
+const decoded_pair& decode_pair(std::string_view a, std::string_view b) {
+  thread_local decoded_pair buffers;
+  buffers.a.clear();
+  buffers.b.clear();
+  utf8::decode_append(a, buffers.a);
+  utf8::decode_append(b, buffers.b);
+  return buffers;
+}
+
+}  // namespace
+
+std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
+  return detail::lcs(a.data(), a.size(), b.data(), b.size(), 0);
+}
+
+double ratio(std::u32string_view a, std::u32string_view b, double score_cutoff) {
+  return ratio_of(a.data(), a.size(), b.data(), b.size(), score_cutoff);
+}
+
+double token_sort_ratio(std::u32string_view a, std::u32string_view b, double score_cutoff) {
+  auto tokens_a = detail::split_tokens(a);
+  auto tokens_b = detail::split_tokens(b);
+  detail::sort_tokens(tokens_a, false);
+  detail::sort_tokens(tokens_b, false);
+  return ratio(detail::join_tokens(tokens_a), detail::join_tokens(tokens_b), score_cutoff);
+}
+
+double token_set_ratio(std::u32string_view a, std::u32string_view b, double score_cutoff) {
+  auto tokens_a = detail::split_tokens(a);
+  auto tokens_b = detail::split_tokens(b);
+  // As fuzzball and rapidfuzz: no tokens on either side scores 0.
+  if (tokens_a.empty() || tokens_b.empty()) return 0.0;
+  detail::sort_tokens(tokens_a, true);
+  detail::sort_tokens(tokens_b, true);
+  std::vector<std::u32string_view> common;
+  std::vector<std::u32string_view> only_a;
+  std::vector<std::u32string_view> only_b;
+  std::set_intersection(tokens_a.begin(), tokens_a.end(), tokens_b.begin(), tokens_b.end(),
+                        std::back_inserter(common), detail::utf16_less);
+  std::set_difference(tokens_a.begin(), tokens_a.end(), tokens_b.begin(), tokens_b.end(),
+                      std::back_inserter(only_a), detail::utf16_less);
+  std::set_difference(tokens_b.begin(), tokens_b.end(), tokens_a.begin(), tokens_a.end(),
+                      std::back_inserter(only_b), detail::utf16_less);
+  // One token set contains the other: combined form == intersection.
+  if (!common.empty() && (only_a.empty() || only_b.empty()))
+    return apply_cutoff(100.0, score_cutoff);
+
+  const std::u32string sect = detail::join_tokens(common);
+  const std::u32string diff_a = detail::join_tokens(only_a);
+  const std::u32string diff_b = detail::join_tokens(only_b);
+  // fuzzball compares sect, sect + " " + diff_a and sect + " " + diff_b (" " only when sect is
+  // not empty). Their LCSs follow from the shared prefix: LCS(sect, sect + x) = |sect| and
+  // LCS(p + x, p + y) = |p| + LCS(x, y).
+  const std::size_t sep = sect.empty() ? 0 : 1;
+  const std::size_t len_a = sect.size() + sep + diff_a.size();
+  const std::size_t len_b = sect.size() + sep + diff_b.size();
+  double best = 0.0;
+  if (!sect.empty()) {
+    best = std::max(detail::indel_score(sect.size(), sect.size() + len_a),
+                    detail::indel_score(sect.size(), sect.size() + len_b));
+  }
+  const std::size_t total = len_a + len_b;
+  const double needed = std::max(score_cutoff, best);
+  const std::size_t min_lcs = detail::min_lcs_for(needed, total);
+  const std::size_t min_rest = min_lcs > sect.size() + sep ? min_lcs - sect.size() - sep : 0;
+  if (min_lcs <= std::min(len_a, len_b)) {
+    const std::size_t rest =
+        detail::lcs(diff_a.data(), diff_a.size(), diff_b.data(), diff_b.size(), min_rest);
+    if (min_rest == 0 || rest > 0) {
+      best = std::max(best, detail::indel_score(sect.size() + sep + rest, total));
+    }
+  }
+  return apply_cutoff(best, score_cutoff);
+}
+
+double ratio(std::string_view a, std::string_view b, double score_cutoff) {
+  if (utf8::is_ascii(a) && utf8::is_ascii(b)) {
+    return ratio_of(a.data(), a.size(), b.data(), b.size(), score_cutoff);
+  }
+  const auto& d = decode_pair(a, b);
+  return ratio(d.a, d.b, score_cutoff);
+}
+
+double partial_ratio(std::string_view a, std::string_view b, double score_cutoff) {
+  const auto& d = decode_pair(a, b);
+  return partial_ratio(d.a, d.b, score_cutoff);
+}
+
+double token_sort_ratio(std::string_view a, std::string_view b, double score_cutoff) {
+  const auto& d = decode_pair(a, b);
+  return token_sort_ratio(d.a, d.b, score_cutoff);
+}
+
+double token_set_ratio(std::string_view a, std::string_view b, double score_cutoff) {
+  const auto& d = decode_pair(a, b);
+  return token_set_ratio(d.a, d.b, score_cutoff);
+}
+
+bool parse_scorer(std::string_view name, scorer& out) {
+  for (scorer s :
+       {scorer::ratio, scorer::partial_ratio, scorer::token_sort_ratio, scorer::token_set_ratio}) {
+    if (name == scorer_name(s)) {
+      out = s;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view scorer_name(scorer s) {
+  switch (s) {
+    case scorer::ratio:
+      return "ratio";
+    case scorer::partial_ratio:
+      return "partial_ratio";
+    case scorer::token_sort_ratio:
+      return "token_sort_ratio";
+    case scorer::token_set_ratio:
+      return "token_set_ratio";
+  }
+  return "ratio";
+}
+
+double score(scorer s, std::u32string_view a, std::u32string_view b, double score_cutoff) {
+  switch (s) {
+    case scorer::ratio:
+      return ratio(a, b, score_cutoff);
+    case scorer::partial_ratio:
+      return partial_ratio(a, b, score_cutoff);
+    case scorer::token_sort_ratio:
+      return token_sort_ratio(a, b, score_cutoff);
+    case scorer::token_set_ratio:
+      return token_set_ratio(a, b, score_cutoff);
+  }
+  return 0.0;
+}
+
+cached_ratio::cached_ratio(std::u32string_view s) : s_(s) {
+  bits_.assign(s_.data(), s_.size());
+}
+
+cached_ratio::cached_ratio(std::string_view utf8) : cached_ratio(utf8::decode(utf8)) {}
+
+double cached_ratio::similarity(std::u32string_view other, double score_cutoff) const {
+  const std::size_t total = s_.size() + other.size();
+  const std::size_t min_lcs = detail::min_lcs_for(score_cutoff, total);
+  if (min_lcs > std::min(s_.size(), other.size())) return 0.0;
+  const std::size_t lcs = detail::lcs_with(bits_, other.data(), other.size(), min_lcs);
+  return apply_cutoff(detail::indel_score(lcs, total), score_cutoff);
+}
+
+double cached_ratio::similarity(std::string_view utf8_other, double score_cutoff) const {
+  if (utf8::is_ascii(utf8_other)) {
+    const std::size_t total = s_.size() + utf8_other.size();
+    const std::size_t min_lcs = detail::min_lcs_for(score_cutoff, total);
+    if (min_lcs > std::min(s_.size(), utf8_other.size())) return 0.0;
+    const std::size_t lcs = detail::lcs_with(bits_, utf8_other.data(), utf8_other.size(), min_lcs);
+    return apply_cutoff(detail::indel_score(lcs, total), score_cutoff);
+  }
+  thread_local std::u32string buffer;
+  buffer.clear();
+  utf8::decode_append(utf8_other, buffer);
+  return similarity(std::u32string_view(buffer), score_cutoff);
+}
+
+}  // namespace loopguard::similarity

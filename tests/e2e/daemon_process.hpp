@@ -1,0 +1,42 @@
+// Runs the real loopguardd for a test: fork/exec on an ephemeral loopback port (--port-file),
+// output to a log file, killed by PID and always reaped. The child also gets SIGKILL if the
+// test process dies (PR_SET_PDEATHSIG), so a test killed by ctest's TIMEOUT leaves nothing.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace loopguard::test {
+
+class daemon_process {
+ public:
+  // Starts loopguardd with `--listen 127.0.0.1:0 --db <db> --port-file ...` plus `extra`, and
+  // waits until it listens. On failure port() is 0 and log() says why.
+  daemon_process(const std::string& dir, const std::string& db,
+                 std::vector<std::string> extra = {});
+  ~daemon_process();
+  daemon_process(const daemon_process&) = delete;
+  daemon_process& operator=(const daemon_process&) = delete;
+
+  unsigned short port() const { return port_; }
+  pid_t pid() const { return pid_; }
+  void signal(int sig) const;
+  // Waits for the exit; the exit code, 128 + signal for a signal, nullopt on timeout.
+  std::optional<int> wait(std::chrono::milliseconds timeout);
+  std::string log() const;
+
+ private:
+  pid_t pid_ = -1;
+  unsigned short port_ = 0;
+  std::string log_path_;
+};
+
+// Runs loopguardd to completion with `args` (for refusal tests); exit code and output.
+int run_loopguardd(const std::string& dir, std::vector<std::string> args, std::string& output,
+                   std::chrono::milliseconds timeout);
+
+}  // namespace loopguard::test

@@ -69,9 +69,8 @@ file_result replay_trace(const trace& tr, const manager_config& config) {
   file_result out;
   out.events = tr.events.size();
   std::map<std::pair<std::string, std::string>, worker_run> runs;
-  swarm_replay swarms(config);
+  swarm_replay swarms(config, tr);
   double now = 0;
-  call_pairing pairing;
   for (std::size_t i = 0; i < tr.events.size(); ++i) {
     const trace_event& ev = tr.events[i];
     now = ev.t.value_or(static_cast<double>(i));
@@ -96,7 +95,7 @@ file_result replay_trace(const trace& tr, const manager_config& config) {
       out.lines.push_back({i, ev.worker, ev.swarm, std::move(d)});
     }
     if (v.action == action::terminate) out.terminated = true;
-    for (detection& d : swarms.on_event(tr, i, pairing)) {
+    for (detection& d : swarms.on_event(i)) {
       out.lines.push_back({i, ev.worker, ev.swarm, std::move(d)});
     }
   }

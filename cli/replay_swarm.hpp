@@ -1,7 +1,9 @@
-// Offline swarm rules for replay: every swarm of a recording shares one swarm state, as the
-// daemon would run it. (Filled in with the daemon's SharedEconomicsState.)
+// Offline swarm rules for replay: the recording's workers share one SharedEconomicsState per
+// run, exactly as loopguardd would judge them, so a multi-worker recording gives its global
+// detections without a daemon.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,12 +16,15 @@ namespace loopguard::cli {
 
 class swarm_replay {
  public:
-  explicit swarm_replay(const manager_config& config);
+  // `config` must have passed validate().
+  swarm_replay(const manager_config& config, const trace& tr);
   ~swarm_replay();
 
-  // Global detections caused by trace event `index` (a judged call).
-  std::vector<detection> on_event(const trace& tr, std::size_t index, call_pairing& pairing);
+  // Global detections caused by trace event `index`. A call is judged with its result, at the
+  // result's event; a call whose result is not in the recording is judged when it is made.
+  std::vector<detection> on_event(std::size_t index);
 
+  // Checks the configuration's "swarm" object; nullopt when it is valid.
   static std::optional<std::string> validate(const manager_config& config);
 
  private:

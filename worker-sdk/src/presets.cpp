@@ -105,9 +105,10 @@ manager_config attocode() {
   c.summary = {true, {2, 0}};
   c.limit = {true, 100, 900, 1.0, 0, 0.8};
   c.escalation.reject_at_critical = false;
+  // attocode counts for the whole run; our window is at most 30 days.
   c.swarm = {{"threshold", 10},
              {"min_workers", 1},
-             {"window_seconds", 0},
+             {"window_seconds", 2592000},
              {"progress_aware", false}};
   return c;
 }

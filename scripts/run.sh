@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the main program built so far: `loopguard replay`
-# over the bundled example traces (what Loopguard would have told each agent, as JSON Lines),
-# then the same with --expect (each example checked against its own expectation).
+# Installs what is missing, builds, and runs the main job: loopguardd on 127.0.0.1:7070 with its
+# embedded SQLite database ./loopguard.db, in the foreground (Ctrl-C stops it cleanly: it drains,
+# writes a final checkpoint and exits 0). Extra arguments go to loopguardd, e.g.
+#   ./scripts/run.sh --listen 127.0.0.1:7171 --db /var/lib/loopguard/loopguard.db
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 build_dir=${LOOPGUARD_BUILD_DIR:-build}
-"$build_dir/loopguard" replay tests/data/traces/*.jsonl
-"$build_dir/loopguard" replay --expect tests/data/traces/*.jsonl
+if (($# == 0)); then
+  set -- --listen 127.0.0.1:7070 --db ./loopguard.db
+fi
+echo "loopguardd: ws://127.0.0.1:7070 (health: curl http://127.0.0.1:7070/healthz); Ctrl-C stops" >&2
+exec "$build_dir/loopguardd" "$@"

@@ -11,6 +11,18 @@ namespace {
 // Nesting deeper than this is refused rather than risking the stack.
 constexpr int kMaxDepth = 512;
 
+// Appends `{"key":value,...}` for members already in canonical order.
+void append_members(std::string& out, const std::vector<canonical_args::member>& members) {
+  out += '{';
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    if (i > 0) out += ',';
+    append_json_string(out, members[i].key);
+    out += ':';
+    out += members[i].value;
+  }
+  out += '}';
+}
+
 struct member_less {
   bool operator()(const canonical_args::member& a, const canonical_args::member& b) const {
     return a.key < b.key;
@@ -102,14 +114,7 @@ class parser {
       case '{': {
         std::vector<canonical_args::member> members;
         if (!object_members(skip, members, depth)) return false;
-        out += '{';
-        for (std::size_t i = 0; i < members.size(); ++i) {
-          if (i > 0) out += ',';
-          append_json_string(out, members[i].key);
-          out += ':';
-          out += members[i].value;
-        }
-        out += '}';
+        append_members(out, members);
         return true;
       }
       case '[': {
@@ -345,14 +350,7 @@ std::string canonical_args::canonical() const {
   for (const auto& m : members) size += m.key.size() + m.value.size() + 4;
   std::string out;
   out.reserve(size);
-  out += '{';
-  for (std::size_t i = 0; i < members.size(); ++i) {
-    if (i > 0) out += ',';
-    append_json_string(out, members[i].key);
-    out += ':';
-    out += members[i].value;
-  }
-  out += '}';
+  append_members(out, members);
   return out;
 }
 

@@ -54,37 +54,31 @@ void code_point_index::grow() {
 
 template <class CharT>
 void pattern_bits::assign(const CharT* pattern, std::size_t n) {
-  const std::size_t words = std::max<std::size_t>(1, words_for(n));
-  if (words != words_ || flat_.empty()) {
-    flat_.assign(flat_size * words, 0);
-  } else {
-    // Only the rows the previous pattern set are non-zero: clearing them is O(|pattern|).
-    for (unsigned char c : used_flat_) std::fill_n(&flat_[c * words], words, 0);
-  }
+  for (unsigned char c : used_flat_) flat_row_[c] = 0;
   used_flat_.clear();
   index_.clear();
   size_ = n;
-  words_ = words;
+  words_ = std::max<std::size_t>(1, words_for(n));
 
-  bool seen[flat_size] = {};
-  std::size_t extended_rows = 1;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (code_point(pattern[i]) >= flat_size) ++extended_rows;  // an upper bound
-  }
-  extended_.assign(extended_rows > 1 ? extended_rows * words : words, 0);
-
+  // Pass 1: number the distinct code points.
+  flat_rows_ = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const char32_t c = code_point(pattern[i]);
-    const std::uint64_t bit = std::uint64_t{1} << (i % word_bits);
     if (c < flat_size) {
-      if (!seen[c]) {
-        seen[c] = true;
+      if (flat_row_[c] == 0) {
+        flat_row_[c] = ++flat_rows_;
         used_flat_.push_back(static_cast<unsigned char>(c));
       }
-      flat_[c * words + i / word_bits] |= bit;
     } else {
-      extended_[index_.insert(c) * words + i / word_bits] |= bit;
+      index_.insert(c);
     }
+  }
+  rows_.assign((1 + flat_rows_ + index_.size()) * words_, 0);
+  // Pass 2: set the bits.
+  for (std::size_t i = 0; i < n; ++i) {
+    const char32_t c = code_point(pattern[i]);
+    const std::size_t r = c < flat_size ? flat_row_[c] : flat_rows_ + index_.find(c);
+    rows_[r * words_ + i / word_bits] |= std::uint64_t{1} << (i % word_bits);
   }
 }
 

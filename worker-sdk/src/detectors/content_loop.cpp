@@ -149,7 +149,7 @@ std::optional<finding> content_loop_detector::append(std::string_view text,
   }
   if (table_.empty()) {
     std::size_t size = 1024;
-    while (size < 2 * std::size_t{rule_.max_history}) size *= 2;
+    while (size < std::size_t{rule_.max_history} + std::size_t{rule_.max_history} / 2) size *= 2;
     table_.assign(size, slot{});
     top_power_ = 1;
     for (std::uint32_t k = 1; k < rule_.chunk_size; ++k) top_power_ *= kBase;
@@ -183,16 +183,18 @@ std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
   const std::size_t n = rule_.chunk_size;
   const std::string_view chunk = std::string_view(history_).substr(pos, n);
   const std::size_t mask = table_.size() - 1;
-  std::size_t i = static_cast<std::size_t>(rolling_ ^ (rolling_ >> 29)) & mask;
+  const std::uint64_t mixed = rolling_ * 0x9E3779B97F4A7C15ULL;
+  const auto tag = static_cast<std::uint32_t>(mixed >> 32);
+  std::size_t i = static_cast<std::size_t>(mixed >> 8) & mask;
   slot* s = nullptr;
   while (true) {
     slot& t = table_[i];
     if (t.generation != generation_) {
-      t = slot{rolling_, generation_, kNone, 0};
+      t = slot{tag, generation_, kNone, 0};
       s = &t;
       break;
     }
-    if (t.hash == rolling_ && std::string_view(history_).substr(t.last, n) == chunk) {
+    if (t.hash == tag && std::string_view(history_).substr(t.last, n) == chunk) {
       s = &t;
       break;
     }

@@ -115,6 +115,16 @@ std::optional<finding> check_similar_args(const call_history& history,
                                           const similar_args_rule& rule, const ladder& steps,
                                           bool outcome_aware) {
   const std::size_t look = std::min<std::size_t>(history.size(), rule.window - 1);
+  // Cheap first pass: without enough failed calls of this tool there is nothing to compare.
+  std::uint32_t candidates = 0;
+  for (std::size_t i = 0; i < look; ++i) {
+    const call_record& r = history.newest(i);
+    if (outcome_aware && r.progress) break;
+    if (r.tool != current.tool || !r.answered) continue;
+    if (!r.unproductive) break;
+    ++candidates;
+  }
+  if (candidates + 1 < steps.warn_at) return std::nullopt;
   std::optional<similarity::cached_ratio> cached;  // built only when there is a candidate
   std::uint32_t count = 1;
   std::size_t start = current.event_index;

@@ -55,8 +55,8 @@ class content_loop_detector {
   // Chunk index: an open-addressing table from a chunk's rolling hash to the newest position it
   // was seen at; prev_[pos] links each position to the previous one with the same chunk, so the
   // last N occurrences are a walk along the links. `generation_` empties the table in O(1).
-  struct slot {
-    std::uint64_t hash = 0;
+  struct slot {  // 16 bytes: the table for the default 5000 characters fits in L2
+    std::uint32_t hash = 0;   // high half of the rolling hash (the low half picks the slot)
     std::uint32_t generation = 0;
     std::uint32_t last = 0;   // newest position
     std::uint32_t count = 0;  // occurrences since the last reset

@@ -61,19 +61,23 @@ class pattern_bits {
   // The words() words of c's row (all zero when c is not in the pattern). Valid until the next
   // assign().
   const std::uint64_t* row(char32_t c) const {
-    if (c < flat_size) return &flat_[c * words_];
-    return &extended_[index_.find(c) * words_];
+    if (c < flat_size) return &rows_[flat_row_[c] * words_];
+    const std::uint32_t e = index_.find(c);
+    return &rows_[(e == 0 ? 0 : flat_rows_ + e) * words_];
   }
   // The first word of c's row: the whole row when size() <= 64.
   std::uint64_t word0(char32_t c) const { return row(c)[0]; }
 
  private:
+  // Only the rows of code points that occur are stored (row 0 is all zero), so building the
+  // table for a long pattern costs its distinct characters, not 256 rows of every word.
   std::size_t size_ = 0;
   std::size_t words_ = 0;
-  std::vector<std::uint64_t> flat_;       // flat_size rows of words_ words
-  std::vector<unsigned char> used_flat_;  // flat rows set by the current pattern
-  code_point_index index_;
-  std::vector<std::uint64_t> extended_;  // row 0 is all zero; row k is index k
+  std::uint32_t flat_row_[flat_size] = {};  // row of each code point below 256; 0 = absent
+  std::uint32_t flat_rows_ = 0;             // rows 1..flat_rows_ belong to those code points
+  std::vector<unsigned char> used_flat_;    // code points below 256 set by the current pattern
+  code_point_index index_;                  // the others: row flat_rows_ + index
+  std::vector<std::uint64_t> rows_;
 };
 
 extern template void pattern_bits::assign(const char*, std::size_t);

@@ -1,6 +1,7 @@
 // loopguardd: the swarm-wide doom-loop daemon (docs/operations.md).
 // Order matters: open and restore the store, then listen, then accept; on SIGTERM/SIGINT stop
 // accepting, close the sessions, join the I/O threads, write the last checkpoint, exit 0.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(100L, 86400000L));
   app.add_flag("--no-quick-check", no_quick_check, "skip PRAGMA quick_check when opening --db");
   CLI11_PARSE(app, argc, argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("loopguardd"));  // stdout: the port line
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
 
   daemon_config config;

@@ -56,6 +56,9 @@ void listener::on_accept(beast::error_code ec, tcp::socket socket) {
   if (ec) {
     spdlog::warn("accept: {}", ec.message());  // e.g. out of file descriptors; keep going
   } else {
+    // Acks and verdicts are small frames that must leave at once, not wait for Nagle.
+    beast::error_code nodelay_ec;
+    socket.set_option(tcp::no_delay(true), nodelay_ec);
     std::make_shared<http_session>(std::move(socket), ctx_)->run();
   }
   do_accept();

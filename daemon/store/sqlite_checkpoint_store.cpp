@@ -59,7 +59,9 @@ std::uint64_t get(const unsigned char* p, int bytes) {
   for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
   return v;
 }
-constexpr std::size_t kWindowCallBytes = 13;  // t (8), worker (4), counted (1)
+constexpr std::size_t kWindowCallBytes = 13;
+constexpr int kCacheKiB = 512 * 1024;
+constexpr int kWalAutocheckpointPages = 16384;  // t (8), worker (4), counted (1)
 
 std::string encode_workers(const std::vector<std::uint32_t>& w) {
   std::string out;
@@ -202,6 +204,10 @@ std::unique_ptr<sqlite_checkpoint_store> sqlite_checkpoint_store::open(const std
     const std::string mode = p->db.execAndGet("PRAGMA journal_mode = WAL").getString();
     if (mode != "wal") return refuse("cannot switch it to WAL mode (journal_mode is " + mode + ")");
     p->db.exec("PRAGMA synchronous = FULL");
+    // Group commits rewrite many scattered rows: keep the B-tree pages in memory (grows only
+    // as used) and fold the WAL back less often.
+    p->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
+    p->db.exec("PRAGMA wal_autocheckpoint = " + std::to_string(kWalAutocheckpointPages));
     if (version == 0) {
       SQLite::Transaction tx(p->db);
       p->db.exec(kSchema);

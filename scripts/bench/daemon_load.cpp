@@ -1,0 +1,239 @@
+// Load generator for scripts/bench/daemon: N WebSocket workers sending binary event batches to
+// a running loopguardd, each keeping a bounded number of batches unacknowledged. Reports
+// events/s, ack latency (send of a batch -> the ack covering it, i.e. durable) and, in the
+// verdict phase, the time from the threshold-crossing call to the verdict at every worker.
+// One line of JSON on stdout. Not a test.
+#include <CLI/CLI.hpp>
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "loopguard/protocol.hpp"
+
+namespace beast = boost::beast;
+namespace net = boost::asio;
+using clock_type = std::chrono::steady_clock;
+using loopguard::protocol::event;
+
+namespace {
+
+struct options {
+  unsigned short port = 0;
+  int connections = 16;
+  std::uint64_t events = 1000000;
+  std::size_t batch = 64;
+  std::uint64_t keys = 100000;  // 0: every event a new fingerprint (fill mode)
+  std::size_t in_flight = 32;   // unacknowledged batches per connection
+  int verdict_probes = 20;
+  std::string swarm = "bench";
+  std::uint64_t seed = 42;
+};
+
+class worker : public std::enable_shared_from_this<worker> {
+ public:
+  worker(net::io_context& ioc, const options& o, int index)
+      : ws_(ioc), o_(o), index_(index), rng_(o.seed + static_cast<std::uint64_t>(index)) {}
+
+  void connect() {
+    beast::get_lowest_layer(ws_).connect({net::ip::make_address("127.0.0.1"), o_.port});
+    beast::get_lowest_layer(ws_).socket().set_option(net::ip::tcp::no_delay(true));
+    ws_.handshake("127.0.0.1", "/ws");
+    ws_.write(net::buffer(nlohmann::json{{"type", "hello"},
+                                         {"version", 1},
+                                         {"swarm", o_.swarm},
+                                         {"worker", "w" + std::to_string(index_)},
+                                         {"incarnation", "bench-" + std::to_string(::getpid())}}
+                              .dump()));
+    ws_.read(buffer_);  // welcome
+    buffer_.consume(buffer_.size());
+    ws_.binary(true);
+  }
+
+  // Throughput phase: send `quota` events, then wait for their acks.
+  void start(std::uint64_t quota, std::uint64_t key_offset) {
+    quota_ = quota;
+    key_offset_ = key_offset;
+    do_read();
+    pump();
+  }
+  bool done() const { return pending_.empty() && sent_ == quota_; }
+  std::vector<double>& latencies() { return latencies_; }
+  std::uint64_t next_seq() const { return seq_ + 1; }
+
+  // Verdict phase: one event of fingerprint `fp`, written synchronously before the async loop.
+  void send_probe(std::uint64_t fp, double t) {
+    loopguard::protocol::events b;
+    b.items.push_back(make_event(fp, 77, t));
+    pending_.emplace_back(seq_, clock_type::now());
+    sent_ += 1;
+    quota_ += 1;
+    enqueue(loopguard::protocol::encode_binary(b));
+  }
+  std::vector<std::pair<std::uint64_t, clock_type::time_point>> verdicts;  // fp, arrival
+
+ private:
+  event make_event(std::uint64_t fp, std::uint64_t result, double t) {
+    event e;
+    e.seq = ++seq_;
+    e.tool = "search";
+    e.summary = "query=bench";
+    e.exact = fp;
+    e.structural = fp ^ 0x5bd1e995ULL;
+    e.result = result;
+    e.t = t;
+    return e;
+  }
+
+  void pump() {
+    while (sent_ < quota_ && pending_.size() < o_.in_flight) {
+      loopguard::protocol::events b;
+      const std::uint64_t n = std::min<std::uint64_t>(o_.batch, quota_ - sent_);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        const std::uint64_t k = o_.keys ? rng_() % o_.keys : key_offset_ + sent_ + i;
+        // Results change on every call: the load measures counting, not verdict fan-out.
+        b.items.push_back(
+            make_event(0x1000000ULL + k, rng_(), static_cast<double>(sent_ + i) * 1e-3));
+      }
+      sent_ += n;
+      pending_.emplace_back(seq_, clock_type::now());
+      enqueue(loopguard::protocol::encode_binary(b));
+    }
+  }
+
+  void enqueue(std::string frame) {
+    out_.push_back(std::move(frame));
+    if (!writing_) do_write();
+  }
+  void do_write() {
+    if (out_.empty()) return;
+    writing_ = true;
+    ws_.async_write(net::buffer(out_.front()),
+                    [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                      self->writing_ = false;
+                      self->out_.pop_front();
+                      if (!ec) self->do_write();
+                    });
+  }
+  void do_read() {
+    ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return;
+      self->on_message(beast::buffers_to_string(self->buffer_.data()));
+      self->buffer_.consume(self->buffer_.size());
+      self->do_read();
+    });
+  }
+  void on_message(const std::string& text) {
+    const auto j = nlohmann::json::parse(text, nullptr, false);
+    const auto type = j.value("type", "");
+    if (type == "ack") {
+      const auto seq = j["seq"].get<std::uint64_t>();
+      const auto now = clock_type::now();
+      while (!pending_.empty() && pending_.front().first <= seq) {
+        latencies_.push_back(std::chrono::duration<double>(now - pending_.front().second).count());
+        pending_.pop_front();
+      }
+      pump();
+    } else if (type == "verdict") {
+      verdicts.emplace_back(std::stoull(j["fingerprint"].get<std::string>(), nullptr, 16),
+                            clock_type::now());
+    }
+  }
+
+  beast::websocket::stream<beast::tcp_stream> ws_;
+  const options& o_;
+  int index_;
+  std::mt19937_64 rng_;
+  beast::flat_buffer buffer_;
+  std::deque<std::string> out_;
+  bool writing_ = false;
+  std::uint64_t seq_ = 0, sent_ = 0, quota_ = 0, key_offset_ = 0;
+  std::deque<std::pair<std::uint64_t, clock_type::time_point>> pending_;  // last seq, send time
+  std::vector<double> latencies_;
+};
+
+double percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  CLI::App app{"loopguardd load generator"};
+  app.add_option("--port", o.port)->required();
+  app.add_option("--connections", o.connections);
+  app.add_option("--events", o.events, "total events, all connections");
+  app.add_option("--batch", o.batch);
+  app.add_option("--keys", o.keys, "distinct fingerprints drawn at random; 0: all distinct");
+  app.add_option("--in-flight", o.in_flight, "unacknowledged batches per connection");
+  app.add_option("--verdict-probes", o.verdict_probes);
+  app.add_option("--swarm", o.swarm);
+  CLI11_PARSE(app, argc, argv);
+
+  net::io_context ioc(1);
+  std::vector<std::shared_ptr<worker>> ws;
+  for (int i = 0; i < o.connections; ++i) {
+    ws.push_back(std::make_shared<worker>(ioc, o, i));
+    ws.back()->connect();
+  }
+  const std::uint64_t per = o.events / static_cast<std::uint64_t>(o.connections);
+  const auto t0 = clock_type::now();
+  for (std::size_t i = 0; i < ws.size(); ++i) ws[i]->start(per, per * i);
+  while (!std::all_of(ws.begin(), ws.end(), [](auto& w) { return w->done(); })) ioc.run_one();
+  const double seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  std::vector<double> lat;
+  for (auto& w : ws) lat.insert(lat.end(), w->latencies().begin(), w->latencies().end());
+
+  // Verdict phase: for each probe a fresh fingerprint is called once by each of 10 workers
+  // (the default threshold, from >= 2 workers); the 10th call crosses it.
+  std::vector<double> verdict_latency;
+  if (o.connections >= 2) {
+    for (int p = 0; p < o.verdict_probes; ++p) {
+      const std::uint64_t fp = std::uint64_t{0xF00D0000} + static_cast<std::uint64_t>(p);
+      for (int c = 0; c < 10; ++c) {
+        auto& w = ws[static_cast<std::size_t>(c % o.connections)];
+        if (c == 9) break;
+        w->send_probe(fp, 1e6 + p);
+      }
+      while (!std::all_of(ws.begin(), ws.end(), [](auto& w) { return w->done(); })) ioc.run_one();
+      const auto crossing = clock_type::now();
+      ws[9 % ws.size()]->send_probe(fp, 1e6 + p);
+      const auto arrived = [&](worker& w) {
+        return std::any_of(w.verdicts.begin(), w.verdicts.end(),
+                           [&](auto& v) { return v.first == fp; });
+      };
+      while (!std::all_of(ws.begin(), ws.end(), [&](auto& w) { return arrived(*w); }))
+        ioc.run_one();
+      double last = 0;
+      for (auto& w : ws) {
+        for (auto& v : w->verdicts) {
+          if (v.first == fp)
+            last = std::max(last, std::chrono::duration<double>(v.second - crossing).count());
+        }
+      }
+      verdict_latency.push_back(last);
+    }
+  }
+  nlohmann::json out{{"events", per * ws.size()},
+                     {"seconds", seconds},
+                     {"events_per_second", static_cast<double>(per * ws.size()) / seconds},
+                     {"ack_p50_ms", percentile(lat, 0.5) * 1e3},
+                     {"ack_p99_ms", percentile(lat, 0.99) * 1e3},
+                     {"verdict_all_workers_p50_ms", percentile(verdict_latency, 0.5) * 1e3},
+                     {"verdict_all_workers_max_ms", percentile(verdict_latency, 1.0) * 1e3}};
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}

@@ -115,8 +115,8 @@ std::string check_expectation(const trace& tr, const file_result& r) {
   }
   const std::string what = x.detector.empty() ? "a detection" : "a " + x.detector + " detection";
   if (!x.loop) {
-    if (first) return "expected no " + what.substr(2) + ", got one at event " +
-                      std::to_string(*first);
+    if (first)
+      return "expected no " + what.substr(2) + ", got one at event " + std::to_string(*first);
     return "";
   }
   if (!first) return "expected " + what + ", got none";

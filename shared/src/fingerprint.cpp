@@ -22,7 +22,9 @@ std::string lowercase(std::string_view s) {
   return out;
 }
 
-key_set to_set(const std::vector<std::string>& keys) { return key_set(keys.begin(), keys.end()); }
+key_set to_set(const std::vector<std::string>& keys) {
+  return key_set(keys.begin(), keys.end());
+}
 
 }  // namespace
 
@@ -86,7 +88,12 @@ call_fingerprint fingerprinter::finish(std::string_view tool, canonical_args& ar
     fp.normalized = "bash:file_read:" + *read_target;
   } else {
     fp.normalized.append(tool).append(":");
-    if (args.is_object) {
+    const bool any_primary =
+        args.is_object &&
+        std::any_of(args.members.begin(), args.members.end(), [&](const canonical_args::member& m) {
+          return primary_.find(m.key) != primary_.end();
+        });
+    if (any_primary) {
       fp.normalized += '{';
       bool first = true;
       for (const auto& m : args.members) {
@@ -99,6 +106,8 @@ call_fingerprint fingerprinter::finish(std::string_view tool, canonical_args& ar
       }
       fp.normalized += '}';
     } else {
+      // No primary key at all: every argument identifies the call (else all such calls of a
+      // tool would look alike).
       fp.normalized += fp.canonical_args;
     }
   }

@@ -6,10 +6,18 @@
 namespace loopguard {
 namespace {
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_word(char c) { return is_alpha(c) || is_digit(c) || c == '_'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
+bool is_hex(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+bool is_alpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+bool is_word(char c) {
+  return is_alpha(c) || is_digit(c) || c == '_';
+}
 
 // A cursor over the output; every matcher returns the length it matched at `pos`, or 0.
 struct scanner {
@@ -114,8 +122,8 @@ struct scanner {
 
   // A unit directly after a number; the longest that ends the word wins.
   std::size_t attached_unit(std::size_t i) const {
-    static constexpr std::array<std::string_view, 9> kUnits{"ms", "ns", "us", "\xc2\xb5s",
-                                                            "s",  "m",  "h",  "min", "sec"};
+    static constexpr std::array<std::string_view, 9> kUnits{"ms", "ns", "us",  "\xc2\xb5s", "s",
+                                                            "m",  "h",  "min", "sec"};
     std::size_t best = 0;
     for (std::string_view u : kUnits) {
       if (s.substr(i, u.size()) == u && u.size() > best) {
@@ -128,9 +136,8 @@ struct scanner {
 
   std::size_t spaced_unit(std::size_t i) const {
     static constexpr std::array<std::string_view, 16> kWords{
-        "ms",      "ns",      "us",          "s",            "sec",  "secs",
-        "seconds", "second",  "millisecond", "milliseconds", "min",  "mins",
-        "minutes", "minute",  "hours",       "hour"};
+        "ms",          "ns",           "us",  "s",    "sec",     "secs",   "seconds", "second",
+        "millisecond", "milliseconds", "min", "mins", "minutes", "minute", "hours",   "hour"};
     std::size_t best = 0;
     for (std::string_view u : kWords) {
       if (s.substr(i, u.size()) == u && ends_word(i + u.size()) && u.size() > best) {

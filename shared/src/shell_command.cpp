@@ -7,7 +7,9 @@
 namespace loopguard::shell {
 namespace {
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 // Which flags of a file-reading command take a separate value ("-n 20"); long flags written
 // with '=' and short flags with an attached value ("-n20") never consume the next word.
@@ -24,13 +26,15 @@ constexpr std::array<reader_spec, 9> kReaders{{
     {"less", "bhjkoOpPtTxyz", {"--log-file", "--tag", "--tabs", "--pattern", "--window"}},
     {"more", "n", {"--lines"}},
     {"wc", "", {"--files0-from"}},
-    {"nl", "bdfhilnsvw", {"--body-numbering", "--section-delimiter", "--footer-numbering",
-                          "--header-numbering", "--line-increment", "--join-blank-lines",
-                          "--number-format", "--number-separator", "--starting-line-number",
-                          "--number-width"}},
-    {"bat", "lmrH", {"--language", "--line-range", "--highlight-line", "--map-syntax", "--style",
-                     "--theme", "--paging", "--color", "--tabs", "--wrap", "--terminal-width",
-                     "--file-name"}},
+    {"nl",
+     "bdfhilnsvw",
+     {"--body-numbering", "--section-delimiter", "--footer-numbering", "--header-numbering",
+      "--line-increment", "--join-blank-lines", "--number-format", "--number-separator",
+      "--starting-line-number", "--number-width"}},
+    {"bat",
+     "lmrH",
+     {"--language", "--line-range", "--highlight-line", "--map-syntax", "--style", "--theme",
+      "--paging", "--color", "--tabs", "--wrap", "--terminal-width", "--file-name"}},
     {"sed", "e", {"--expression", "--line-length"}},
 }};
 
@@ -151,7 +155,14 @@ bool is_compound(std::string_view command) {
       continue;
     }
     switch (c) {
-      case '|': case ';': case '&': case '<': case '>': case '(': case ')': case '\n':
+      case '|':
+      case ';':
+      case '&':
+      case '<':
+      case '>':
+      case '(':
+      case ')':
+      case '\n':
         return true;
       default:
         break;

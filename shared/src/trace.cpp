@@ -7,7 +7,9 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string type_name(const json& v) { return v.type_name(); }
+std::string type_name(const json& v) {
+  return v.type_name();
+}
 
 // Reads an optional string field; false (with `err`) when present with another type.
 bool optional_string(const json& obj, const char* key, std::string& out, std::string& err) {
@@ -104,9 +106,12 @@ bool parse_event(const json& obj, event_kind kind, trace_event& ev, std::string&
 
 std::string_view to_string(event_kind k) {
   switch (k) {
-    case event_kind::tool_call: return "tool_call";
-    case event_kind::tool_result: return "tool_result";
-    case event_kind::text: return "text";
+    case event_kind::tool_call:
+      return "tool_call";
+    case event_kind::tool_result:
+      return "tool_result";
+    case event_kind::text:
+      return "text";
   }
   return "?";
 }
@@ -123,7 +128,8 @@ std::optional<trace_error> parse_trace_line(std::string_view line, std::size_t l
   } catch (const json::parse_error& e) {
     return trace_error{line_no, std::string("not valid JSON: ") + e.what()};
   }
-  if (!obj.is_object()) return trace_error{line_no, "expected a JSON object, got " + type_name(obj)};
+  if (!obj.is_object())
+    return trace_error{line_no, "expected a JSON object, got " + type_name(obj)};
   auto kind_it = obj.find("kind");
   if (kind_it == obj.end()) return trace_error{line_no, "field \"kind\" is missing"};
   if (!kind_it->is_string()) return trace_error{line_no, "field \"kind\" must be a string"};
@@ -151,8 +157,8 @@ std::optional<trace_error> parse_trace_line(std::string_view line, std::size_t l
   } else if (kind == "text") {
     k = event_kind::text;
   } else {
-    return trace_error{line_no, "unknown kind \"" + kind +
-                                    "\" (expected tool_call, tool_result, text or meta)"};
+    return trace_error{
+        line_no, "unknown kind \"" + kind + "\" (expected tool_call, tool_result, text or meta)"};
   }
   trace_event ev;
   ev.line = line_no;
@@ -183,8 +189,7 @@ void call_pairing::on_call(const trace_event& call, std::size_t event_index) {
 std::optional<std::size_t> call_pairing::on_result(const trace_event& result) {
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
     if (it->swarm != result.swarm || it->worker != result.worker) continue;
-    const bool match = result.id.empty() ? it->tool == result.tool
-                                         : it->id == result.id;
+    const bool match = result.id.empty() ? it->tool == result.tool : it->id == result.id;
     if (match) {
       const std::size_t index = it->index;
       pending_.erase(it);

@@ -36,7 +36,9 @@ TEST_SUITE("config") {
                 "write_file": {"exact": {"warn_at": 2, "critical_at": 3}},
                 "scratchpad": {"enabled": false}},
       "fingerprint": {"volatile_keys": ["nonce"]}
-    })"), c).has_value());
+    })"),
+                               c)
+                      .has_value());
     CHECK(c.preset == "aggressive");
     CHECK(c.exact.steps.warn_at == 4);
     CHECK(c.exact.mode == loopguard::count_mode::consecutive);
@@ -46,6 +48,29 @@ TEST_SUITE("config") {
     CHECK(c.tools.at("poll_status").exact->warn_at == 20);
     CHECK(c.tools.at("scratchpad").enabled == false);
     CHECK(c.fingerprint.volatile_keys == std::vector<std::string>{"nonce"});
+  }
+
+  TEST_CASE("a per-tool ladder follows the detector's own where keys are left out") {
+    manager_config c;
+    REQUIRE_FALSE(parse_config(json::parse(R"({"tools":{"poll":{"exact":{"warn_at":8}},
+                                                         "write":{"exact":{"critical_at":4}}}})"),
+                               c)
+                      .has_value());
+    CHECK(c.tools.at("poll").exact->warn_at == 8);
+    CHECK(c.tools.at("poll").exact->critical_at == 11);
+    CHECK(c.tools.at("write").exact->warn_at == 3);
+    CHECK(c.tools.at("write").exact->critical_at == 4);
+  }
+
+  TEST_CASE("absolute_cap and reset_after_fire belong to the exact rule only") {
+    CHECK(error_of(R"({"detectors":{"structural":{"absolute_cap":5}}})")
+              .starts_with("detectors.structural.absolute_cap: unknown key"));
+    CHECK(error_of(R"({"detectors":{"exact":{"absolute_cap":5,"reset_after_fire":true}}})") == "");
+  }
+
+  TEST_CASE("a default-constructed config is the balanced preset") {
+    CHECK(loopguard::to_json(manager_config{}) ==
+          loopguard::to_json(*loopguard::preset("balanced")));
   }
 
   TEST_CASE("errors name the key and the allowed range") {

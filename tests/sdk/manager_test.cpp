@@ -74,8 +74,8 @@ TEST_SUITE("escalation") {
     CHECK(fired(step(m, "poll", "{}", true, "same"), detector_id::exact));
     step(m, "deploy", "{}", true, "ok");
     CHECK(fired(step(m, "deploy", "{}", true, "ok"), detector_id::exact));
-    for (int i = 0; i < 10; ++i) CHECK_FALSE(fired(step(m, "noisy", "{}", true, "x"),
-                                                   detector_id::exact));
+    for (int i = 0; i < 10; ++i)
+      CHECK_FALSE(fired(step(m, "noisy", "{}", true, "x"), detector_id::exact));
   }
 
   TEST_CASE("switching a detector off") {
@@ -123,8 +123,7 @@ TEST_SUITE("manager") {
     }
     // `a` came back the same twice: a third call of it warns; `b` changed: it does not.
     CHECK(fired(m.on_tool_call_json("search", R"({"query":"a"})", "c5"), detector_id::exact));
-    CHECK_FALSE(fired(m.on_tool_call_json("search", R"({"query":"b"})", "c6"),
-                      detector_id::exact));
+    CHECK_FALSE(fired(m.on_tool_call_json("search", R"({"query":"b"})", "c6"), detector_id::exact));
   }
 
   TEST_CASE("the verdict's event index and loop start let a caller roll back") {
@@ -135,6 +134,19 @@ TEST_SUITE("manager") {
     const verdict v = m.on_tool_call_json("bash", R"({"command":"ls"})");
     CHECK(v.event_index == 5);
     CHECK(v.strongest().loop_start == 1);
+  }
+
+  TEST_CASE("a refused call never pairs with a later result (regression)") {
+    ExecutionEconomicsManager m;
+    for (int i = 0; i < 5; ++i) step(m, "bash", R"({"command":"ls"})", true, "");
+    REQUIRE(m.on_tool_call_json("bash", R"({"command":"ls"})").action == action::reject);
+    // The agent polls something else whose output changes: each result must pair with its
+    // own call (so the changing output reads as progress), not with the refused call.
+    m.on_tool_call_json("bash", R"({"command":"date"})");
+    m.on_tool_result("bash", true, "Mon");
+    m.on_tool_call_json("bash", R"({"command":"date"})");
+    m.on_tool_result("bash", true, "Tue");
+    CHECK_FALSE(fired(m.on_tool_call_json("bash", R"({"command":"date"})"), detector_id::exact));
   }
 
   TEST_CASE("moves keep the state") {

@@ -49,8 +49,7 @@ TEST_SUITE("cycle") {
     for (int i = 0; i < 4; ++i) {
       const std::string n = std::to_string(i);
       step(m, "list_jobs", "{}", true, "jobs: " + n);
-      CHECK_FALSE(fired(step(m, "job_log", R"({"id":1})", true, "line " + n),
-                        detector_id::cycle));
+      CHECK_FALSE(fired(step(m, "job_log", R"({"id":1})", true, "line " + n), detector_id::cycle));
     }
   }
 }
@@ -80,9 +79,8 @@ TEST_SUITE("similar_args") {
     step(m, "search", R"({"query":"foo"})", false, "No results found.");
     step(m, "search", R"({"query":"fo0"})", false, "No results found.");
     step(m, "search", R"({"query":"bar"})", true, "3 hits: a.cc b.cc c.cc");
-    CHECK_FALSE(
-        fired(step(m, "search", R"({"query":"f00"})", false, "No results found."),
-              detector_id::similar_args));
+    CHECK_FALSE(fired(step(m, "search", R"({"query":"f00"})", false, "No results found."),
+                      detector_id::similar_args));
   }
 
   TEST_CASE("failing differently each time is not the same dead end") {
@@ -100,8 +98,8 @@ TEST_SUITE("result") {
     m.on_tool_call_json("bash", R"({"command":"cat a"})");
     CHECK(m.on_tool_result("bash", false, "No such file or directory").allowed());
     m.on_tool_call_json("bash", R"({"command":"cat b"})");
-    CHECK_FALSE(fired(m.on_tool_result("bash", false, "No such file or directory"),
-                      detector_id::result));
+    CHECK_FALSE(
+        fired(m.on_tool_result("bash", false, "No such file or directory"), detector_id::result));
     m.on_tool_call_json("read_file", R"({"path":"c"})");
     const verdict v = m.on_tool_result("read_file", false, "No such file or directory");
     REQUIRE(fired(v, detector_id::result));

@@ -10,12 +10,12 @@ using loopguard::detector_id;
 using loopguard::severity;
 
 TEST_SUITE("preset.ralph") {
-  // mikeyobrien/ralph-orchestrator tests/test_loop_detection.py, class TestLoopDetection.
+  // ralph-orchestrator's Python tests/test_loop_detection.py, class TestLoopDetection (the
+  // upstream repo now holds the Rust rewrite; the copy read is described in presets-research.md).
   TEST_CASE("test_loop_detected_identical_outputs") {
     ExecutionEconomicsManager m(preset("ralph"));
     CHECK(m.on_text("Checking the database for user information...").allowed());
-    CHECK(m.on_text("Checking the database for user information...").action ==
-          action::terminate);
+    CHECK(m.on_text("Checking the database for user information...").action == action::terminate);
   }
   TEST_CASE("test_loop_detected_similar_outputs (ratio 93.2)") {
     ExecutionEconomicsManager m(preset("ralph"));
@@ -25,10 +25,10 @@ TEST_SUITE("preset.ralph") {
   }
   TEST_CASE("test_no_loop_different_outputs") {
     ExecutionEconomicsManager m(preset("ralph"));
-    for (const char* s : {"Step 1: Creating the configuration file",
-                          "Step 2: Installing dependencies from requirements.txt",
-                          "Step 3: Running the test suite", "Step 4: Building the documentation",
-                          "Step 5: Deploying to production server"}) {
+    for (const char* s :
+         {"Step 1: Creating the configuration file",
+          "Step 2: Installing dependencies from requirements.txt", "Step 3: Running the test suite",
+          "Step 4: Building the documentation", "Step 5: Deploying to production server"}) {
       CHECK(m.on_text(s).allowed());
     }
   }
@@ -72,12 +72,16 @@ TEST_SUITE("preset.ralph") {
   TEST_CASE("SafetyGuard.check: 100 iterations run, the 101st stops") {
     ExecutionEconomicsManager m(preset("ralph"));
     for (int i = 0; i < 100; ++i) {
-      CHECK(m.on_text("iteration " + std::to_string(i) + std::string(static_cast<std::size_t>(i % 7) * 9, '#') +
-                      " distinct text " + std::to_string(i * 7919))
+      CHECK(m.on_text("iteration " + std::to_string(i) +
+                      std::string(static_cast<std::size_t>(i % 7) * 9, '#') + " distinct text " +
+                      std::to_string(i * 7919))
                 .action != action::terminate);
       m.on_tool_call_json("t", R"({"i":)" + std::to_string(i) + "}");
       m.on_tool_result("t", true, std::to_string(i));
     }
+    const verdict v = m.on_text("iteration 101, which the guard does not allow to start");
+    CHECK(v.action == action::terminate);
+    CHECK(fired(v, detector_id::limit));
   }
 }
 
@@ -191,7 +195,8 @@ TEST_SUITE("preset.gemini-cli") {
 
   TEST_CASE("should detect a loop on the TOOL_CALL_LOOP_THRESHOLD-th identical call") {
     ExecutionEconomicsManager m(preset("gemini-cli"));
-    for (int i = 0; i < 4; ++i) CHECK(m.on_tool_call_json("testTool", R"({"param":"value"})").allowed());
+    for (int i = 0; i < 4; ++i)
+      CHECK(m.on_tool_call_json("testTool", R"({"param":"value"})").allowed());
     CHECK(fired(m.on_tool_call_json("testTool", R"({"param":"value"})"), detector_id::exact));
   }
   TEST_CASE("should not detect a loop for different tool calls") {
@@ -261,7 +266,8 @@ TEST_SUITE("preset.gemini-cli") {
 }
 
 TEST_SUITE("preset.openhands") {
-  // All-Hands-AI/OpenHands tests/unit/controller/test_is_stuck.py, class TestStuckDetector.
+  // OpenHands/OpenHands (formerly All-Hands-AI/OpenHands) tests/unit/controller/test_is_stuck.py,
+  // class TestStuckDetector.
   TEST_CASE("test_history_too_short") {
     ExecutionEconomicsManager m(preset("openhands"));
     CHECK(step(m, "execute_bash", R"({"command":"ls"})", true, "file1.txt\nfile2.txt").allowed());
@@ -332,7 +338,8 @@ TEST_SUITE("preset.cline") {
   TEST_CASE("should warn at 3 identical calls and escalate at 5") {
     ExecutionEconomicsManager m(preset("cline"));
     std::vector<severity> levels;
-    for (int i = 0; i < 5; ++i) levels.push_back(m.on_tool_call_json("read_file", R"({"path":"src/main.ts"})").level);
+    for (int i = 0; i < 5; ++i)
+      levels.push_back(m.on_tool_call_json("read_file", R"({"path":"src/main.ts"})").level);
     CHECK(levels == std::vector<severity>{severity::none, severity::none, severity::warn,
                                           severity::none, severity::critical});
   }
@@ -354,9 +361,10 @@ TEST_SUITE("preset.cline") {
     ExecutionEconomicsManager m(preset("cline"));
     std::vector<severity> levels;
     for (int i = 0; i < 5; ++i) {
-      levels.push_back(m.on_tool_call_json("read_file", R"({"path":"src/index.ts","task_progress":"step )" +
-                                                            std::to_string(i) + R"( of 5"})")
-                           .level);
+      levels.push_back(
+          m.on_tool_call_json("read_file", R"({"path":"src/index.ts","task_progress":"step )" +
+                                               std::to_string(i) + R"( of 5"})")
+              .level);
     }
     CHECK(levels[2] == severity::warn);
     CHECK(levels[4] == severity::critical);
@@ -396,10 +404,12 @@ TEST_SUITE("preset.roo-code") {
 }
 
 TEST_SUITE("preset.goose") {
-  // block/goose crates/goose/tests/repetition_inspector_tests.rs.
+  // goose (aaif-goose/goose, formerly block/goose)
+  // crates/goose/tests/repetition_inspector_tests.rs.
   TEST_CASE("RepetitionInspector::new(None) never limits repetitions") {
     ExecutionEconomicsManager m(preset("goose"));
-    for (int i = 0; i < 100; ++i) CHECK(m.on_tool_call_json("fetch_user", R"({"id":123})").allowed());
+    for (int i = 0; i < 100; ++i)
+      CHECK(m.on_tool_call_json("fetch_user", R"({"id":123})").allowed());
   }
   TEST_CASE("test_error_pattern_fires_after_threshold") {
     ExecutionEconomicsManager m(preset("goose"));
@@ -435,7 +445,8 @@ TEST_SUITE("preset.openclaw") {
   // openclaw/openclaw src/agents/tool-loop-detection.test.ts, describe "tool-loop-detection".
   TEST_CASE("warns on generic repeated tool+args calls") {
     ExecutionEconomicsManager m(preset("openclaw"));
-    for (int i = 0; i < 10; ++i) CHECK(m.on_tool_call_json("read", R"({"path":"/same.txt"})").allowed());
+    for (int i = 0; i < 10; ++i)
+      CHECK(m.on_tool_call_json("read", R"({"path":"/same.txt"})").allowed());
     const verdict v = m.on_tool_call_json("read", R"({"path":"/same.txt"})");
     CHECK(v.level == severity::warn);
     CHECK(fired(v, detector_id::exact));
@@ -443,7 +454,8 @@ TEST_SUITE("preset.openclaw") {
   TEST_CASE("does not flag unique tool calls") {
     ExecutionEconomicsManager m(preset("openclaw"));
     for (int i = 0; i < 15; ++i) {
-      CHECK(m.on_tool_call_json("read", R"({"path":"/file-)" + std::to_string(i) + R"(.txt"})").allowed());
+      CHECK(m.on_tool_call_json("read", R"({"path":"/file-)" + std::to_string(i) + R"(.txt"})")
+                .allowed());
     }
     CHECK(m.on_tool_call_json("read", R"({"path":"/new-file.txt"})").allowed());
   }

@@ -32,8 +32,8 @@ TEST_SUITE("exact") {
     ExecutionEconomicsManager m;
     step(m, "search", R"({"query":"x","limit":5})", true, "none");
     step(m, "search", R"({ "limit": 5, "query": "x" })", true, "none");
-    CHECK(fired(step(m, "search", R"({"limit":5.0,"query":"x"})", true, "none"),
-                detector_id::exact));
+    CHECK(
+        fired(step(m, "search", R"({"limit":5.0,"query":"x"})", true, "none"), detector_id::exact));
   }
 
   TEST_CASE("polling with changing output is progress, bounded only by the cap") {
@@ -55,8 +55,7 @@ TEST_SUITE("exact") {
     for (int round = 0; round < 3; ++round) {
       step(m, "edit_file", R"({"path":"a.cc","new":")" + std::to_string(round) + R"("})", true,
            "ok");
-      CHECK(step(m, "bash", R"({"command":"ctest"})", false, "1 test failed").allowed() ==
-            true);
+      CHECK(step(m, "bash", R"({"command":"ctest"})", false, "1 test failed").allowed() == true);
     }
   }
 

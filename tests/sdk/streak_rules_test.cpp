@@ -20,8 +20,8 @@ TEST_SUITE("test_fix") {
   }
 
   TEST_CASE("test commands are recognized across ecosystems") {
-    const char* cmds[] = {"pytest -q",         "go test ./...",   "cargo test",
-                          "npm test",          "make test",       "python -m pytest tests",
+    const char* cmds[] = {"pytest -q",         "go test ./...",    "cargo test",
+                          "npm test",          "make test",        "python -m pytest tests",
                           "cd build && ctest", "yarn run test:ci", "npx jest --ci"};
     for (const char* c : cmds) {
       CAPTURE(c);
@@ -40,8 +40,8 @@ TEST_SUITE("test_fix") {
     step(m, "run_tests", "{}", false, "2 failed");
     step(m, "run_tests", "{}", true, "10 passed");
     m.on_tool_call_json("run_tests", R"({"k":1})");
-    CHECK_FALSE(fired(m.on_tool_result("run_tests", true, "3 failed, 7 passed"),
-                      detector_id::test_fix));
+    CHECK_FALSE(
+        fired(m.on_tool_result("run_tests", true, "3 failed, 7 passed"), detector_id::test_fix));
     m.on_tool_call_json("run_tests", R"({"k":2})");
     m.on_tool_result("run_tests", true, "1 failed, 9 passed");
     m.on_tool_call_json("run_tests", R"({"k":3})");

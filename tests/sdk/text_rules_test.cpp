@@ -1,5 +1,7 @@
 // Rules 7-9: output similarity across turns, content loops inside one text, summary loops.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "sdk_test_util.hpp"
 
@@ -52,7 +54,8 @@ TEST_SUITE("content") {
   TEST_CASE("a passage chanted over and over in one stream fires") {
     ExecutionEconomicsManager m;
     bool any = false;
-    for (int i = 0; i < 30 && !any; ++i) any = fired(m.on_text_chunk(sentence), detector_id::content);
+    for (int i = 0; i < 30 && !any; ++i)
+      any = fired(m.on_text_chunk(sentence), detector_id::content);
     CHECK(any);
   }
 
@@ -68,6 +71,40 @@ TEST_SUITE("content") {
     }
     CHECK(at_once);
     CHECK(chunked == at_once);
+  }
+
+  TEST_CASE("how often it fires does not depend on the chunking either") {
+    std::string text;
+    for (int i = 0; i < 60; ++i) text += sentence;
+    const auto highest = [](const std::vector<verdict>& vs) {
+      std::uint32_t best = 0;
+      for (const auto& v : vs) {
+        for (const auto& d : v.detections) {
+          if (d.detector == detector_id::content) best = std::max(best, d.count);
+        }
+      }
+      return best;
+    };
+    ExecutionEconomicsManager whole;
+    const std::uint32_t at_once = highest({whole.on_text(text)});
+    CHECK(at_once >= 2);
+    for (std::size_t piece : {1u, 3u, 7u, 50u, 333u}) {
+      CAPTURE(piece);
+      ExecutionEconomicsManager split;
+      std::vector<verdict> vs;
+      for (std::size_t i = 0; i < text.size(); i += piece) {
+        vs.push_back(split.on_text_chunk(text.substr(i, piece)));
+      }
+      vs.push_back(split.on_text(text));
+      CHECK(highest(vs) == at_once);
+    }
+  }
+
+  TEST_CASE("a huge single-line text is bounded by max_history (regression: index overflow)") {
+    std::string text;
+    for (int i = 0; i < 4000; ++i) text += "word" + std::to_string(i * 7919 % 10007) + " ";
+    ExecutionEconomicsManager m;
+    CHECK_FALSE(fired(m.on_text(text), detector_id::content));
   }
 
   TEST_CASE("repeated text inside a code fence is skipped") {
@@ -91,8 +128,9 @@ TEST_SUITE("content") {
   TEST_CASE("prose lines with a shared prefix but different periods do not fire") {
     std::string text;
     for (int i = 0; i < 40; ++i) {
-      text += "The service at projects/my-google-cloud-project-12345/locations/us-central1 has id " +
-              std::to_string(i * 7919) + "\n";
+      text +=
+          "The service at projects/my-google-cloud-project-12345/locations/us-central1 has id " +
+          std::to_string(i * 7919) + "\n";
     }
     ExecutionEconomicsManager m;
     CHECK_FALSE(fired(m.on_text(text), detector_id::content));

@@ -13,18 +13,39 @@ namespace {
 // nesting, duplicate-free keys in random order.
 std::string random_json(std::mt19937& rng, int depth) {
   const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  static const char* kStrings[] = {"\"\"", "\"plain\"", "\"tab\\there\"", "\"q\\\"uote\"",
-                                   "\"\\u00e9t\\u00e9\"", "\"caf\xc3\xa9\"", "\"\\ud83d\\ude00\"",
-                                   "\"slash\\/ok\"", "\"ctl\\u0001\"", "\"back\\\\slash\""};
-  static const char* kNumbers[] = {"0", "-0", "1", "1.0", "1e2", "-7", "2.50", "0.1", "1E-3",
-                                   "123456789012345678901234", "18446744073709551615",
-                                   "-9223372036854775808", "3.14159"};
+  static const char* kStrings[] = {"\"\"",
+                                   "\"plain\"",
+                                   "\"tab\\there\"",
+                                   "\"q\\\"uote\"",
+                                   "\"\\u00e9t\\u00e9\"",
+                                   "\"caf\xc3\xa9\"",
+                                   "\"\\ud83d\\ude00\"",
+                                   "\"slash\\/ok\"",
+                                   "\"ctl\\u0001\"",
+                                   "\"back\\\\slash\""};
+  static const char* kNumbers[] = {"0",
+                                   "-0",
+                                   "1",
+                                   "1.0",
+                                   "1e2",
+                                   "-7",
+                                   "2.50",
+                                   "0.1",
+                                   "1E-3",
+                                   "123456789012345678901234",
+                                   "18446744073709551615",
+                                   "-9223372036854775808",
+                                   "3.14159"};
   const int kind = depth > 3 ? pick(4) : pick(6);
   switch (kind) {
-    case 0: return kStrings[pick(10)];
-    case 1: return kNumbers[pick(13)];
-    case 2: return pick(2) ? "true" : (pick(2) ? "false" : "null");
-    case 3: return kStrings[pick(10)];
+    case 0:
+      return kStrings[pick(10)];
+    case 1:
+      return kNumbers[pick(13)];
+    case 2:
+      return pick(2) ? "true" : (pick(2) ? "false" : "null");
+    case 3:
+      return kStrings[pick(10)];
     case 4: {
       std::string out = "[";
       const int n = pick(4);
@@ -37,7 +58,8 @@ std::string random_json(std::mt19937& rng, int depth) {
       std::vector<int> keys{0, 1, 2, 3, 4, 5, 6, 7};
       std::shuffle(keys.begin(), keys.end(), rng);
       for (int i = 0; i < n; ++i) {
-        out += (i ? ",\n" : "") + std::string("\"k") + std::to_string(keys[static_cast<std::size_t>(i)]) +
+        out += (i ? ",\n" : "") + std::string("\"k") +
+               std::to_string(keys[static_cast<std::size_t>(i)]) +
                "\" :" + random_json(rng, depth + 1);
       }
       return out + " }";
@@ -68,11 +90,30 @@ TEST_SUITE("canonical_args") {
   }
 
   TEST_CASE("invalid JSON is refused, as nlohmann refuses it") {
-    const char* bad[] = {"",         "{",           "{\"a\":}",     "[1,]",        "{\"a\" 1}",
-                         "01",       "1.",          "-",            "\"unterminated", "tru",
-                         "{} x",     "\"\\x\"",     "\"\\ud800\"",  "\"a\nb\"",      "[1 2]",
-                         "\"\xff\"", "\"\xc3\"",    "{\"a\":1,}",   "nul",          "+1",
-                         ".5",       "1e",          "\"\\u12\"",    "{1:2}"};
+    const char* bad[] = {"",
+                         "{",
+                         "{\"a\":}",
+                         "[1,]",
+                         "{\"a\" 1}",
+                         "01",
+                         "1.",
+                         "-",
+                         "\"unterminated",
+                         "tru",
+                         "{} x",
+                         "\"\\x\"",
+                         "\"\\ud800\"",
+                         "\"a\nb\"",
+                         "[1 2]",
+                         "\"\xff\"",
+                         "\"\xc3\"",
+                         "{\"a\":1,}",
+                         "nul",
+                         "+1",
+                         ".5",
+                         "1e",
+                         "\"\\u12\"",
+                         "{1:2}"};
     for (const char* text : bad) {
       CAPTURE(text);
       canonical_args out;

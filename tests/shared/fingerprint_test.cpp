@@ -15,8 +15,10 @@ const fingerprinter& fp() {
 
 TEST_SUITE("fingerprint") {
   TEST_CASE("exact: key order, formatting and number spelling do not matter") {
-    const auto a = fp().of_call_text("search", R"({"query":"foo","limit":10,"opts":{"a":1,"b":2}})");
-    const auto b = fp().of_call_text("search", R"({ "opts":{"b":2.0,"a":1}, "limit":1e1,"query":"foo" })");
+    const auto a =
+        fp().of_call_text("search", R"({"query":"foo","limit":10,"opts":{"a":1,"b":2}})");
+    const auto b =
+        fp().of_call_text("search", R"({ "opts":{"b":2.0,"a":1}, "limit":1e1,"query":"foo" })");
     CHECK(a.exact == b.exact);
     CHECK(a.structural == b.structural);
   }
@@ -31,8 +33,10 @@ TEST_SUITE("fingerprint") {
   }
 
   TEST_CASE("volatile fields are stripped before hashing") {
-    const auto a = fp().of_call_text("write", R"({"path":"a","task_progress":"1/3","timestamp":1})");
-    const auto b = fp().of_call_text("write", R"({"path":"a","task_progress":"2/3","request_id":"x"})");
+    const auto a =
+        fp().of_call_text("write", R"({"path":"a","task_progress":"1/3","timestamp":1})");
+    const auto b =
+        fp().of_call_text("write", R"({"path":"a","task_progress":"2/3","request_id":"x"})");
     CHECK(a.exact == b.exact);
     loopguard::fingerprint_options opts;
     opts.volatile_keys = {"nonce"};
@@ -56,6 +60,14 @@ TEST_SUITE("fingerprint") {
     const fingerprinter custom(opts);
     CHECK(custom.of_call_text("read_file", R"({"path":"x","encoding":"utf8"})").structural ==
           custom.of_call_text("read_file", R"({"path":"y","encoding":"utf8"})").structural);
+  }
+
+  TEST_CASE("structural: without any primary key every argument counts") {
+    const auto a = fp().of_call_text("run_sql", R"({"sql":"select 1"})");
+    const auto b = fp().of_call_text("run_sql", R"({"sql":"select 2"})");
+    CHECK(a.structural != b.structural);
+    CHECK(a.normalized == R"(run_sql:{"sql":"select 1"})");
+    CHECK(fp().of_call_text("run_tests", "{}").normalized == "run_tests:{}");
   }
 
   TEST_CASE("shell: file reads share one structural fingerprint") {

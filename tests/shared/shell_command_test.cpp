@@ -28,14 +28,13 @@ TEST_SUITE("shell_command") {
   }
 
   TEST_CASE("plain reads of one file are normalized to the path") {
-    const char* same[] = {"cat foo.ts",         "head foo.ts",        "tail foo.ts",
-                          "head -n 50 foo.ts",  "tail -n50 foo.ts",   "tail -f foo.ts",
-                          "less foo.ts",        "more foo.ts",        "wc -l foo.ts",
-                          "nl -ba foo.ts",      "nl -b a foo.ts",     "bat foo.ts",
-                          "bat -r 1:20 foo.ts", "sed -n 1,5p foo.ts", "sed -n '10,$p' foo.ts",
-                          "cat ./foo.ts",       "/bin/cat foo.ts",    "cat -- foo.ts",
-                          "head -20 foo.ts",    "cat 'foo.ts'",       "sed -ne 5p foo.ts",
-                          "sed -n -e 2p foo.ts", "cat -n foo.ts",     "  cat   foo.ts "};
+    const char* same[] = {
+        "cat foo.ts",         "head foo.ts",         "tail foo.ts",           "head -n 50 foo.ts",
+        "tail -n50 foo.ts",   "tail -f foo.ts",      "less foo.ts",           "more foo.ts",
+        "wc -l foo.ts",       "nl -ba foo.ts",       "nl -b a foo.ts",        "bat foo.ts",
+        "bat -r 1:20 foo.ts", "sed -n 1,5p foo.ts",  "sed -n '10,$p' foo.ts", "cat ./foo.ts",
+        "/bin/cat foo.ts",    "cat -- foo.ts",       "head -20 foo.ts",       "cat 'foo.ts'",
+        "sed -ne 5p foo.ts",  "sed -n -e 2p foo.ts", "cat -n foo.ts",         "  cat   foo.ts "};
     for (const char* cmd : same) {
       CAPTURE(cmd);
       const auto target = shell::file_read_target(cmd);
@@ -47,13 +46,27 @@ TEST_SUITE("shell_command") {
   }
 
   TEST_CASE("anything else is not a file read") {
-    const char* others[] = {"cat a b",          "cat",                "cat -",
-                            "cat a | head",     "cat a > b",          "cat a; ls",
-                            "cat a && ls",      "cat $(ls)",          "cat `ls`",
-                            "cat *.ts",         "cat $FILE",          "sed 5p a",
-                            "sed -n s/a/b/p a", "sed -i -n 1p a",     "grep x a",
-                            "ls",               "head -n",            "echo x > /ro/file",
-                            "FOO=1 cat a",      "cat 'unbalanced",    "python etl.py"};
+    const char* others[] = {"cat a b",
+                            "cat",
+                            "cat -",
+                            "cat a | head",
+                            "cat a > b",
+                            "cat a; ls",
+                            "cat a && ls",
+                            "cat $(ls)",
+                            "cat `ls`",
+                            "cat *.ts",
+                            "cat $FILE",
+                            "sed 5p a",
+                            "sed -n s/a/b/p a",
+                            "sed -i -n 1p a",
+                            "grep x a",
+                            "ls",
+                            "head -n",
+                            "echo x > /ro/file",
+                            "FOO=1 cat a",
+                            "cat 'unbalanced",
+                            "python etl.py"};
     for (const char* cmd : others) {
       CAPTURE(cmd);
       CHECK_FALSE(shell::file_read_target(cmd).has_value());

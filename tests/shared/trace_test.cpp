@@ -16,15 +16,15 @@ std::optional<trace_error> read(const std::string& text, trace& out) {
 TEST_SUITE("trace") {
   TEST_CASE("events, defaults and meta") {
     trace tr;
-    const auto err = read(
-        R"({"kind":"meta","name":"n","expect":{"loop":true,"within":3,"detector":"exact"}})"
-        "\n\n"
-        R"({"kind":"tool_call","tool":"bash","args":{"command":"ls"},"t":1.5,"note":"x"})"
-        "\n"
-        R"({"kind":"tool_result","tool":"bash","output":"","worker":"w2","swarm":"s"})"
-        "\n"
-        R"({"kind":"text","content":"hi"})",
-        tr);
+    const auto err =
+        read(R"({"kind":"meta","name":"n","expect":{"loop":true,"within":3,"detector":"exact"}})"
+             "\n\n"
+             R"({"kind":"tool_call","tool":"bash","args":{"command":"ls"},"t":1.5,"note":"x"})"
+             "\n"
+             R"({"kind":"tool_result","tool":"bash","output":"","worker":"w2","swarm":"s"})"
+             "\n"
+             R"({"kind":"text","content":"hi"})",
+             tr);
     REQUIRE_FALSE(err.has_value());
     REQUIRE(tr.meta.has_value());
     CHECK(tr.meta->name == "n");

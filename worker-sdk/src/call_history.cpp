@@ -9,7 +9,7 @@ void call_history::push(call_record r) {
 
 call_record* call_history::find_open(std::string_view tool, std::string_view id) {
   for (auto& c : calls_) {
-    if (c.answered) continue;
+    if (c.answered || !c.ran) continue;
     if (!id.empty() ? c.id == id : c.tool == tool) return &c;
   }
   return nullptr;

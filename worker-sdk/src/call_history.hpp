@@ -27,6 +27,7 @@ struct call_record {
   bool unproductive = false;  // failed, or came back empty / "no results"
   bool progress = false;      // a successful new change: breaks every repeat chain behind it
   bool barrier = false;       // a repeat rule fired here and restarts its count after it
+  bool ran = true;            // false when the call was refused: no result will come
 };
 
 // Recent calls, newest last, at most `capacity` of them.
@@ -39,6 +40,10 @@ class call_history {
   call_record* find_open(std::string_view tool, std::string_view id);
   // True when a call with this exact fingerprint is already in the history (before `upto`).
   bool seen_exact(std::uint64_t exact, std::size_t upto) const;
+  // The newest call was refused or the run stopped: it never ran, so no result pairs with it.
+  void mark_not_run() {
+    if (!calls_.empty()) calls_.back().ran = false;
+  }
 
   std::size_t size() const { return calls_.size(); }
   // i = 0 is the newest call.

@@ -77,8 +77,8 @@ bool is_test_simple(const std::vector<std::string>& words) {
   const std::string next = s + 1 < words.size() ? words[s + 1] : "";
   const std::string after = s + 2 < words.size() ? words[s + 2] : "";
   static constexpr std::array<std::string_view, 14> kRunners{
-      "ctest",   "pytest", "py.test", "jest", "vitest",    "mocha", "rspec",
-      "phpunit", "tox",    "nox",     "nosetests", "ava", "karma", "prove"};
+      "ctest",   "pytest", "py.test", "jest",      "vitest", "mocha", "rspec",
+      "phpunit", "tox",    "nox",     "nosetests", "ava",    "karma", "prove"};
   if (std::find(kRunners.begin(), kRunners.end(), cmd) != kRunners.end()) return true;
   static constexpr std::array<std::string_view, 11> kTestSub{
       "go", "cargo", "dotnet", "mvn", "gradle", "gradlew", "mix", "bun", "deno", "swift", "zig"};
@@ -104,8 +104,8 @@ bool is_mutating_simple(const std::vector<std::string>& words) {
   if (s >= words.size()) return false;
   const std::string cmd = base(words[s]);
   static constexpr std::array<std::string_view, 14> kWriters{
-      "mv", "cp", "rm", "rmdir", "touch", "mkdir", "tee", "patch", "ln", "chmod", "chown",
-      "truncate", "dd", "install"};
+      "mv",    "cp", "rm",    "rmdir", "touch",    "mkdir", "tee",
+      "patch", "ln", "chmod", "chown", "truncate", "dd",    "install"};
   if (std::find(kWriters.begin(), kWriters.end(), cmd) != kWriters.end()) return true;
   const std::string next = s + 1 < words.size() ? words[s + 1] : "";
   if (cmd == "sed" || cmd == "perl") {
@@ -114,14 +114,14 @@ bool is_mutating_simple(const std::vector<std::string>& words) {
   }
   if (cmd == "git") {
     static constexpr std::array<std::string_view, 12> kGitWrites{
-        "apply", "checkout", "commit", "reset", "merge", "rebase", "stash", "am",
-        "cherry-pick", "restore", "switch", "revert"};
+        "apply", "checkout", "commit",      "reset",   "merge",  "rebase",
+        "stash", "am",       "cherry-pick", "restore", "switch", "revert"};
     return std::find(kGitWrites.begin(), kGitWrites.end(), next) != kGitWrites.end();
   }
   if (cmd == "npm" || cmd == "yarn" || cmd == "pnpm" || cmd == "pip" || cmd == "pip3" ||
       cmd == "cargo" || cmd == "go" || cmd == "apt-get" || cmd == "apt" || cmd == "uv") {
-    return next == "install" || next == "add" || next == "get" || next == "i" ||
-           next == "remove" || next == "uninstall";
+    return next == "install" || next == "add" || next == "get" || next == "i" || next == "remove" ||
+           next == "uninstall";
   }
   return false;
 }
@@ -177,8 +177,9 @@ bool is_unproductive(bool ok, std::string_view output) {
   if (!ok) return true;
   const auto first = output.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return true;
-  const std::string t = lower(output.substr(first, 200));
-  if (output.size() - first > 200) return false;  // a long answer is an answer
+  const auto last = output.find_last_not_of(" \t\r\n");
+  if (last + 1 - first > 200) return false;  // a long answer is an answer
+  const std::string t = lower(output.substr(first, last + 1 - first));
   return contains_any(t, {"no results", "no result found", "not found", "no matches",
                           "nothing found", "0 results", "no such file", "no files found"}) ||
          t == "[]" || t == "{}" || t == "null";

@@ -22,7 +22,8 @@ void read_ladder(config_reader& r, ladder& steps) {
   }
 }
 
-void read_repeat(config_reader r, repeat_rule& rule) {
+// `exact_only`: absolute_cap and reset_after_fire exist for the exact rule only.
+void read_repeat(config_reader r, repeat_rule& rule, bool exact_only) {
   r.read("enabled", rule.enabled);
   read_ladder(r, rule.steps);
   std::string mode = rule.mode == count_mode::consecutive ? "consecutive"
@@ -33,8 +34,10 @@ void read_repeat(config_reader r, repeat_rule& rule) {
               : mode == "window"    ? count_mode::window
                                     : count_mode::both;
   r.read("window", rule.window, 2, kMaxWindow);
-  r.read("absolute_cap", rule.absolute_cap, 0, kMaxCount);
-  r.read("reset_after_fire", rule.reset_after_fire);
+  if (exact_only) {
+    r.read("absolute_cap", rule.absolute_cap, 0, kMaxCount);
+    r.read("reset_after_fire", rule.reset_after_fire);
+  }
   r.finish();
 }
 
@@ -45,8 +48,8 @@ void read_streak(config_reader r, streak_rule& rule) {
 }
 
 void read_detectors(config_reader r, manager_config& c) {
-  read_repeat(r.child("exact"), c.exact);
-  read_repeat(r.child("structural"), c.structural);
+  read_repeat(r.child("exact"), c.exact, true);
+  read_repeat(r.child("structural"), c.structural, false);
   {
     auto x = r.child("cycle");
     x.read("enabled", c.cycle.enabled);
@@ -55,8 +58,8 @@ void read_detectors(config_reader r, manager_config& c) {
     x.read("max_length", c.cycle.max_length, 2, 20);
     x.read("count_started", c.cycle.count_started);
     if (x.ok() && c.cycle.max_length < c.cycle.min_length) {
-      x.fail("max_length", "must be at least min_length (" +
-                               std::to_string(c.cycle.min_length) + ")");
+      x.fail("max_length",
+             "must be at least min_length (" + std::to_string(c.cycle.min_length) + ")");
     }
     x.finish();
   }
@@ -115,26 +118,40 @@ void read_detectors(config_reader r, manager_config& c) {
   r.finish();
 }
 
-std::optional<ladder> read_override_ladder(config_reader& r, const char* key) {
-  if (r.find(key) == nullptr) return std::nullopt;
+// A per-tool ladder; keys not given keep the detector's own value (`base`).
+// A per-tool ladder. Keys not given follow the detector's own ladder (`base`): a warn_at alone
+// keeps base's distance to critical_at, so {"warn_at": 8} over {3, 6} means {8, 11}.
+std::optional<ladder> read_override_ladder(config_reader& r, const char* key, const ladder& base) {
+  const json* v = r.find(key);
+  if (v == nullptr) return std::nullopt;
+  const bool critical_given = v->is_object() && v->contains("critical_at");
   auto x = r.child(key);
-  ladder steps{3, 6};
+  ladder steps = base;
+  x.read("warn_at", steps.warn_at, 1, kMaxCount);
+  if (!critical_given && base.critical_at != 0 && steps.warn_at != base.warn_at) {
+    const std::uint32_t gap = base.critical_at > base.warn_at ? base.critical_at - base.warn_at : 0;
+    steps.critical_at = std::min(kMaxCount, steps.warn_at + gap);
+  }
   read_ladder(x, steps);
   x.finish();
   return steps;
 }
 
-json ladder_json(const ladder& l) { return {{"warn_at", l.warn_at}, {"critical_at", l.critical_at}}; }
+json ladder_json(const ladder& l) {
+  return {{"warn_at", l.warn_at}, {"critical_at", l.critical_at}};
+}
 
-json repeat_json(const repeat_rule& r) {
+json repeat_json(const repeat_rule& r, bool exact_only) {
   json j = ladder_json(r.steps);
   j["enabled"] = r.enabled;
   j["mode"] = r.mode == count_mode::consecutive ? "consecutive"
               : r.mode == count_mode::window    ? "window"
                                                 : "both";
   j["window"] = r.window;
-  j["absolute_cap"] = r.absolute_cap;
-  j["reset_after_fire"] = r.reset_after_fire;
+  if (exact_only) {
+    j["absolute_cap"] = r.absolute_cap;
+    j["reset_after_fire"] = r.reset_after_fire;
+  }
   return j;
 }
 
@@ -188,9 +205,9 @@ std::optional<std::string> parse_config(const json& doc, manager_config& out) {
           t.read("enabled", enabled);
           o.enabled = enabled;
         }
-        o.exact = read_override_ladder(t, "exact");
-        o.structural = read_override_ladder(t, "structural");
-        o.similar_args = read_override_ladder(t, "similar_args");
+        o.exact = read_override_ladder(t, "exact", c.exact.steps);
+        o.structural = read_override_ladder(t, "structural", c.structural.steps);
+        o.similar_args = read_override_ladder(t, "similar_args", c.similar_args.steps);
         t.finish();
         if (!error.empty()) return error;
         c.tools[tool] = o;
@@ -213,8 +230,8 @@ std::optional<std::string> parse_config(const json& doc, manager_config& out) {
 
 json to_json(const manager_config& c) {
   json d;
-  d["exact"] = repeat_json(c.exact);
-  d["structural"] = repeat_json(c.structural);
+  d["exact"] = repeat_json(c.exact, true);
+  d["structural"] = repeat_json(c.structural, false);
   d["cycle"] = ladder_json(c.cycle.steps);
   d["cycle"]["enabled"] = c.cycle.enabled;
   d["cycle"]["min_length"] = c.cycle.min_length;

@@ -46,15 +46,13 @@ void config_reader::read(const char* key, bool& out) {
   out = v->get<bool>();
 }
 
-void config_reader::read(const char* key, std::uint32_t& out, std::uint32_t lo,
-                         std::uint32_t hi) {
+void config_reader::read(const char* key, std::uint32_t& out, std::uint32_t lo, std::uint32_t hi) {
   std::uint64_t wide = out;
   read(key, wide, lo, hi);
   out = static_cast<std::uint32_t>(wide);
 }
 
-void config_reader::read(const char* key, std::uint64_t& out, std::uint64_t lo,
-                         std::uint64_t hi) {
+void config_reader::read(const char* key, std::uint64_t& out, std::uint64_t lo, std::uint64_t hi) {
   const nlohmann::json* v = find(key);
   if (v == nullptr) return;
   const bool integral = v->is_number_unsigned() || (v->is_number_integer() && *v >= 0) ||

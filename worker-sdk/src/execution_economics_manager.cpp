@@ -128,7 +128,7 @@ struct ExecutionEconomicsManager::impl {
       std::uint32_t occurrence = 0;
       const severity level = esc.judge(f, occurrence);
       if (level == severity::none) continue;
-      const auto text = sdk::make_nudge(f, level, occurrence);
+      const auto text = sdk::make_nudge(f, level, occurrence, config.escalation.reject_at_critical);
       detection d;
       d.detector = f.detector;
       d.level = level;
@@ -149,9 +149,9 @@ struct ExecutionEconomicsManager::impl {
     if (!v.detections.empty()) {
       const detection& top = v.detections.front();
       v.level = top.level;
-      const bool rejectable = std::any_of(
-          findings.begin(), findings.end(),
-          [&](const finding& f) { return f.detector == top.detector && f.rejectable; });
+      const bool rejectable = std::any_of(findings.begin(), findings.end(), [&](const finding& f) {
+        return f.detector == top.detector && f.rejectable;
+      });
       if (top.level == severity::terminate) {
         v.action = action::terminate;
       } else if (top.level == severity::critical && is_call && rejectable &&
@@ -161,8 +161,7 @@ struct ExecutionEconomicsManager::impl {
         v.action = action::nudge;
       }
       for (const auto& d : v.detections) {
-        ++stats.detections[static_cast<std::size_t>(d.detector)]
-                          [static_cast<std::size_t>(d.level)];
+        ++stats.detections[static_cast<std::size_t>(d.detector)][static_cast<std::size_t>(d.level)];
       }
     }
     if (override_fn) v = override_fn(std::move(v));
@@ -224,8 +223,7 @@ struct ExecutionEconomicsManager::impl {
         }
       }
       if (config.similar_args.enabled) {
-        const ladder steps =
-            ov && ov->similar_args ? *ov->similar_args : config.similar_args.steps;
+        const ladder steps = ov && ov->similar_args ? *ov->similar_args : config.similar_args.steps;
         if (auto f = sdk::check_similar_args(history, rec, config.similar_args, steps, aware)) {
           findings.push_back(std::move(*f));
         } else {
@@ -242,7 +240,10 @@ struct ExecutionEconomicsManager::impl {
     }
     add_limits(findings, index);
     history.push(std::move(rec));
-    return decide(findings, index, true);
+    verdict v = decide(findings, index, true);
+    // A refused call never runs: no result will pair with it.
+    if (v.action == action::reject || v.action == action::terminate) history.mark_not_run();
+    return v;
   }
 
   verdict tool_result(std::string_view tool, bool ok, std::string_view output,
@@ -288,9 +289,9 @@ struct ExecutionEconomicsManager::impl {
         shell_failures.hit(index);
         if (file_op) ++shell_file_op_failures;
         const bool mostly_files = 2 * shell_file_op_failures >= shell_failures.length;
-        if (auto f = sdk::streak_finding(detector_id::bash_cascade, shell_failures,
-                                         config.bash_cascade, call_tool,
-                                         mostly_files ? "file_ops" : "")) {
+        if (auto f =
+                sdk::streak_finding(detector_id::bash_cascade, shell_failures, config.bash_cascade,
+                                    call_tool, mostly_files ? "file_ops" : "")) {
           findings.push_back(std::move(*f));
         }
       } else {
@@ -339,8 +340,12 @@ struct ExecutionEconomicsManager::impl {
         f = content.feed(content_text, index);
       }
       auto g = content.finish(index);
-      if (!f) f = std::move(g);
-      if (f) findings.push_back(std::move(*f));
+      if (g) f = std::move(g);
+      if (f) {
+        findings.push_back(std::move(*f));
+      } else {
+        esc.quiet_all(detector_id::content);  // a whole turn without the loop: it was left
+      }
       content.reset();
     }
     streaming = false;
@@ -380,8 +385,7 @@ ExecutionEconomicsManager::ExecutionEconomicsManager(ExecutionEconomicsManager&&
 ExecutionEconomicsManager& ExecutionEconomicsManager::operator=(
     ExecutionEconomicsManager&&) noexcept = default;
 
-verdict ExecutionEconomicsManager::on_tool_call(std::string_view tool,
-                                                const nlohmann::json& args,
+verdict ExecutionEconomicsManager::on_tool_call(std::string_view tool, const nlohmann::json& args,
                                                 std::string_view call_id) {
   return impl_->tool_call(tool, impl_->fp.of_call(tool, args), call_id);
 }
@@ -411,15 +415,27 @@ verdict ExecutionEconomicsManager::on_text_chunk(std::string_view chunk) {
   return impl_->text_chunk(chunk);
 }
 
-verdict ExecutionEconomicsManager::add_cost(double amount) { return impl_->add_cost(amount); }
+verdict ExecutionEconomicsManager::add_cost(double amount) {
+  return impl_->add_cost(amount);
+}
 
-void ExecutionEconomicsManager::reset() { impl_->clear_run(); }
-void ExecutionEconomicsManager::set_clock(clock c) { impl_->clock = std::move(c); }
+void ExecutionEconomicsManager::reset() {
+  impl_->clear_run();
+}
+void ExecutionEconomicsManager::set_clock(clock c) {
+  impl_->clock = std::move(c);
+}
 void ExecutionEconomicsManager::set_override(verdict_override f) {
   impl_->override_fn = std::move(f);
 }
-const manager_stats& ExecutionEconomicsManager::stats() const { return impl_->stats; }
-const manager_config& ExecutionEconomicsManager::config() const { return impl_->config; }
-std::size_t ExecutionEconomicsManager::events() const { return impl_->next_index; }
+const manager_stats& ExecutionEconomicsManager::stats() const {
+  return impl_->stats;
+}
+const manager_config& ExecutionEconomicsManager::config() const {
+  return impl_->config;
+}
+std::size_t ExecutionEconomicsManager::events() const {
+  return impl_->next_index;
+}
 
 }  // namespace loopguard

@@ -3,26 +3,41 @@
 namespace loopguard::sdk {
 namespace {
 
-std::string n(std::uint32_t v) { return std::to_string(v); }
+std::string n(std::uint32_t v) {
+  return std::to_string(v);
+}
 
 std::string prefix(severity level) {
   switch (level) {
-    case severity::warn: return "[Loopguard] ";
-    case severity::critical: return "[Loopguard CRITICAL] ";
-    case severity::terminate: return "[Loopguard STOP] ";
-    case severity::none: break;
+    case severity::warn:
+      return "[Loopguard] ";
+    case severity::critical:
+      return "[Loopguard CRITICAL] ";
+    case severity::terminate:
+      return "[Loopguard STOP] ";
+    case severity::none:
+      break;
   }
   return "[Loopguard] ";
 }
 
-std::string tail(severity level, const finding& f, std::uint32_t occurrence) {
+std::string ordinal(std::uint32_t v) {
+  const std::uint32_t tens = v % 100;
+  const char* suffix = (tens >= 11 && tens <= 13) ? "th"
+                       : v % 10 == 1              ? "st"
+                       : v % 10 == 2              ? "nd"
+                       : v % 10 == 3              ? "rd"
+                                                  : "th";
+  return n(v) + suffix;
+}
+
+std::string tail(severity level, const finding& f, std::uint32_t occurrence,
+                 bool rejects_at_critical) {
   std::string t;
   if (occurrence >= 2 && level != severity::terminate) {
-    t += " This is the " + n(occurrence) +
-         (occurrence == 2 ? "nd" : occurrence == 3 ? "rd" : "th") +
-         " time you have fallen back into this loop.";
+    t += " This is the " + ordinal(occurrence) + " time you have fallen back into this loop.";
   }
-  if (level == severity::critical && f.rejectable) {
+  if (level == severity::critical && f.rejectable && rejects_at_critical) {
     t += " Calls that repeat it will be refused until you do something different.";
   }
   if (level == severity::terminate) t += " The run is being stopped (LOOP_DETECTED).";
@@ -39,14 +54,15 @@ nudge_text body(const finding& f) {
                     "polling, but the limit for one call is reached.",
                 "Wait for the condition some other way, or report what you are waiting for."};
       }
-      return {"You have called `" + tool + "` " + n(f.count) +
-                  " times with identical arguments and got the same outcome each time. Repeating "
-                  "it will not produce anything new.",
+      return {"You have called `" + tool + "` " + n(f.count) + " times with identical arguments" +
+                  (f.results_known ? " and got the same outcome each time" : "") +
+                  ". Repeating it will not produce anything new.",
               "Use a different tool or different arguments, explain what is blocking you, or "
               "say so if the task is already done."};
     case detector_id::structural:
       return {"You have called `" + tool + "` " + n(f.count) + " times on the same target (" +
-                  f.detail + "), changing only optional flags, with the same outcome.",
+                  f.detail + "), changing only optional flags" +
+                  (f.results_known ? ", with the same outcome." : "."),
               "You already have this result; act on it instead of fetching it again."};
     case detector_id::cycle:
       return {"The same sequence of calls (" + f.detail + ") has now repeated " + n(f.count) +
@@ -84,16 +100,16 @@ nudge_text body(const finding& f) {
               "different fix strategy."};
     case detector_id::bash_cascade:
       if (f.detail == "file_ops") {
-        return {n(f.count) + " shell commands in a row have failed, and they were file "
-                             "operations (cat, sed, echo > file, ...).",
+        return {n(f.count) +
+                    " shell commands in a row have failed, and they were file "
+                    "operations (cat, sed, echo > file, ...).",
                 "Use the file tools (read_file, write_file, edit_file) instead of the shell for "
                 "reading and writing files."};
       }
       return {n(f.count) + " shell commands in a row have failed (last: `" + tool + "`).",
               "Stop and diagnose the first failure before running more commands."};
     case detector_id::limit:
-      return {"Safety limit: " + f.detail + ".",
-              "Wrap up: report what is done and what remains."};
+      return {"Safety limit: " + f.detail + ".", "Wrap up: report what is done and what remains."};
     case detector_id::global:
       return {"The whole swarm is stuck on `" + tool + "`: " + f.detail + ".",
               "Try a fundamentally different strategy; do not retry this call."};
@@ -103,9 +119,11 @@ nudge_text body(const finding& f) {
 
 }  // namespace
 
-nudge_text make_nudge(const finding& f, severity level, std::uint32_t occurrence) {
+nudge_text make_nudge(const finding& f, severity level, std::uint32_t occurrence,
+                      bool rejects_at_critical) {
   nudge_text t = body(f);
-  t.message = prefix(level) + t.message + " " + t.suggestion + tail(level, f, occurrence);
+  t.message = prefix(level) + t.message + " " + t.suggestion +
+              tail(level, f, occurrence, rejects_at_critical);
   return t;
 }
 

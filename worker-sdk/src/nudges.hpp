@@ -13,6 +13,8 @@ struct nudge_text {
   std::string suggestion;
 };
 
-nudge_text make_nudge(const finding& f, severity level, std::uint32_t occurrence);
+// `rejects_at_critical`: whether a critical repeat call is refused (escalation.reject_at_critical).
+nudge_text make_nudge(const finding& f, severity level, std::uint32_t occurrence,
+                      bool rejects_at_critical);
 
 }  // namespace loopguard::sdk

@@ -28,10 +28,7 @@ manager_config all_off(const char* name) {
 }
 
 manager_config balanced() {
-  manager_config c;
-  c.limit.max_iterations = 1000;
-  c.limit.max_consecutive_failures = 20;
-  return c;
+  return manager_config{};
 }
 
 manager_config conservative() {
@@ -136,8 +133,9 @@ manager_config openhands() {
   return c;
 }
 
-// OpenHands software-agent-sdk StuckDetector: the same thresholds over the last 20 events,
-// any 3 agent messages in a row (content not compared); stuck ends the conversation.
+// OpenHands software-agent-sdk StuckDetector: the same thresholds; upstream scans the last 20
+// events, approximated by a window of 20 calls for the exact rule; any 3 agent messages in a
+// row (content not compared); stuck ends the conversation.
 manager_config openhands_sdk() {
   manager_config c = openhands();
   c.preset = "openhands-sdk";

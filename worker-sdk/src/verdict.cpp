@@ -11,7 +11,9 @@ constexpr std::array<std::string_view, kDetectorCount> kDetectorNames{
 
 }  // namespace
 
-std::string_view to_string(detector_id d) { return kDetectorNames[static_cast<std::size_t>(d)]; }
+std::string_view to_string(detector_id d) {
+  return kDetectorNames[static_cast<std::size_t>(d)];
+}
 
 bool parse_detector(std::string_view name, detector_id& out) {
   for (std::size_t i = 0; i < kDetectorNames.size(); ++i) {
@@ -25,10 +27,14 @@ bool parse_detector(std::string_view name, detector_id& out) {
 
 std::string_view to_string(action a) {
   switch (a) {
-    case action::allow: return "allow";
-    case action::nudge: return "nudge";
-    case action::reject: return "reject";
-    case action::terminate: return "terminate";
+    case action::allow:
+      return "allow";
+    case action::nudge:
+      return "nudge";
+    case action::reject:
+      return "reject";
+    case action::terminate:
+      return "terminate";
   }
   return "allow";
 }

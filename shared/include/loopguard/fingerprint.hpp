@@ -3,7 +3,8 @@
 //   exact       XXH3-64 (seed 0) of `tool:` + the canonical JSON of all arguments, volatile keys
 //               left out and shell commands whitespace-normalized.
 //   structural  XXH3-64 (seed 1) of the normalized form: `bash:file_read:<path>` for a plain read
-//               of one file by a shell tool, else `tool:` + canonical JSON of the primary keys.
+//               of one file by a shell tool, else `tool:` + canonical JSON of the primary keys
+//               (of all the arguments when none of them is a primary key).
 //   result      XXH3-64 (seed 2) of `ok\n` or `error\n` + the output after mask_volatile().
 // The three kinds use different seeds, so a value of one kind never equals another kind's.
 //
@@ -25,16 +26,23 @@ namespace loopguard {
 
 struct fingerprint_options {
   // Argument keys that identify what a call acts on; everything else is an optional flag.
-  std::vector<std::string> primary_keys{"path",    "file_path", "command",  "pattern",
-                                        "query",   "url",       "content",  "filename",
-                                        "offset",  "limit"};
+  std::vector<std::string> primary_keys{"path", "file_path", "command",  "pattern", "query",
+                                        "url",  "content",   "filename", "offset",  "limit"};
   // Argument keys that change on every call without meaning anything; dropped at every depth.
   std::vector<std::string> volatile_keys{"task_progress", "timestamp", "request_id"};
   // Tools whose `command` argument is a shell command line (compared case-insensitively).
-  std::vector<std::string> shell_tools{"bash",         "shell",           "sh",
-                                       "zsh",          "run_command",     "execute_command",
-                                       "run_terminal_cmd", "run_shell_command", "terminal",
-                                       "exec",         "execute_bash",    "bash_tool"};
+  std::vector<std::string> shell_tools{"bash",
+                                       "shell",
+                                       "sh",
+                                       "zsh",
+                                       "run_command",
+                                       "execute_command",
+                                       "run_terminal_cmd",
+                                       "run_shell_command",
+                                       "terminal",
+                                       "exec",
+                                       "execute_bash",
+                                       "bash_tool"};
   // The argument keys of a shell tool that hold the command line.
   std::vector<std::string> command_keys{"command", "cmd"};
 };

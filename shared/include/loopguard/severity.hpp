@@ -10,10 +10,14 @@ enum class severity { none = 0, warn = 1, critical = 2, terminate = 3 };
 
 constexpr std::string_view to_string(severity s) {
   switch (s) {
-    case severity::none: return "none";
-    case severity::warn: return "warn";
-    case severity::critical: return "critical";
-    case severity::terminate: return "terminate";
+    case severity::none:
+      return "none";
+    case severity::warn:
+      return "warn";
+    case severity::critical:
+      return "critical";
+    case severity::terminate:
+      return "terminate";
   }
   return "none";
 }

@@ -28,29 +28,29 @@ struct repeat_rule {  // exact, structural
   bool enabled = true;
   ladder steps;
   count_mode mode = count_mode::both;
-  std::uint32_t window = 10;        // calls looked at, the current one included
-  std::uint32_t absolute_cap = 0;   // calls of one fingerprint, whatever the results; 0 = off
-  bool reset_after_fire = false;    // a firing call starts the count afresh (roo-code)
+  std::uint32_t window = 10;       // calls looked at, the current one included
+  std::uint32_t absolute_cap = 0;  // calls of one fingerprint, whatever the results; 0 = off
+  bool reset_after_fire = false;   // a firing call starts the count afresh (roo-code)
 };
 
 struct cycle_rule {
   bool enabled = true;
-  ladder steps{3, 5};             // repetitions of the whole cycle
-  std::uint32_t min_length = 2;   // calls in one cycle
+  ladder steps{3, 5};            // repetitions of the whole cycle
+  std::uint32_t min_length = 2;  // calls in one cycle
   std::uint32_t max_length = 5;
-  bool count_started = false;     // a started repetition counts as one (aaagent) or only full ones
+  bool count_started = false;  // a started repetition counts as one (aaagent) or only full ones
 };
 
 struct similar_args_rule {
   bool enabled = true;
   ladder steps{3, 6};
-  double threshold = 85;          // ratio() of the canonical argument JSON, 0..100
+  double threshold = 85;  // ratio() of the canonical argument JSON, 0..100
   std::uint32_t window = 10;
 };
 
 struct result_rule {
   bool enabled = true;
-  ladder steps{3, 6};             // calls that ended in the same error
+  ladder steps{3, 6};  // calls that ended in the same error
   std::uint32_t window = 10;
   std::uint32_t min_distinct_calls = 2;  // different calls among them (1: repeats count too)
   bool same_tool = false;                // only errors of the same tool count (goose)
@@ -58,19 +58,19 @@ struct result_rule {
 
 struct output_similarity_rule {
   bool enabled = true;
-  ladder steps{1, 3};             // similar outputs in a row
-  double threshold = 90;          // ratio(), 0..100, inclusive
-  std::uint32_t history = 5;      // earlier outputs compared against
-  bool record_similar = true;     // keep a similar output in the history (ralph does not)
+  ladder steps{1, 3};          // similar outputs in a row
+  double threshold = 90;       // ratio(), 0..100, inclusive
+  std::uint32_t history = 5;   // earlier outputs compared against
+  bool record_similar = true;  // keep a similar output in the history (ralph does not)
 };
 
 struct content_rule {
   bool enabled = true;
-  ladder steps{1, 2};             // loops found in one stream
-  std::uint32_t chunk_size = 50;
-  std::uint32_t occurrences = 10;     // of one chunk
-  std::uint32_t max_distance = 250;   // average distance between them, in characters
-  std::uint32_t max_history = 5000;   // characters of the stream kept
+  ladder steps{1, 2};                // loops found in one stream
+  std::uint32_t chunk_size = 50;     // bytes
+  std::uint32_t occurrences = 10;    // of one chunk
+  std::uint32_t max_distance = 250;  // average distance between them, in bytes
+  std::uint32_t max_history = 5000;  // bytes of the stream kept
 };
 
 struct streak_rule {  // summary, test_fix, bash_cascade
@@ -80,11 +80,11 @@ struct streak_rule {  // summary, test_fix, bash_cascade
 
 struct limit_rule {
   bool enabled = true;
-  std::uint64_t max_iterations = 0;        // model turns; 0 = no limit
-  double max_wall_seconds = 0;             // since the first event; 0 = no limit
-  double max_cost = 0;                     // as reported by add_cost(); 0 = no limit
-  std::uint32_t max_consecutive_failures = 0;  // failed tool results in a row; 0 = no limit
-  double warn_fraction = 0.8;              // warn once at this fraction of a limit; 1 = never
+  std::uint64_t max_iterations = 1000;          // model turns; 0 = no limit
+  double max_wall_seconds = 0;                  // since the first event; 0 = no limit
+  double max_cost = 0;                          // as reported by add_cost(); 0 = no limit
+  std::uint32_t max_consecutive_failures = 20;  // failed tool results in a row; 0 = no limit
+  double warn_fraction = 0.8;                   // warn once at this fraction of a limit; 1 = never
 };
 
 struct escalation_rule {
@@ -101,6 +101,7 @@ struct tool_override {
   std::optional<ladder> exact, structural, similar_args;
 };
 
+// A default-constructed manager_config is the balanced preset.
 struct manager_config {
   std::string preset = "balanced";
   fingerprint_options fingerprint;
@@ -125,7 +126,7 @@ struct manager_config {
 // `detectors.exact.warn_at: must be an integer from 1 to 1000, got 0`.
 std::optional<std::string> parse_config(const nlohmann::json& doc, manager_config& out);
 
-// The configuration as JSON (every key), for `loopguard presets --show` and round trips.
+// The configuration as JSON (every key): parse_config(to_json(c)) gives back c.
 nlohmann::json to_json(const manager_config& config);
 
 }  // namespace loopguard

@@ -56,7 +56,7 @@ std::string_view to_string(action a);
 struct verdict {
   loopguard::action action = action::allow;
   loopguard::severity level = severity::none;
-  std::size_t event_index = 0;      // the manager's index of the event judged
+  std::size_t event_index = 0;        // the manager's index of the event judged
   std::vector<detection> detections;  // every rule that fired; [strongest] first
 
   bool allowed() const { return action == action::allow; }

@@ -8,7 +8,9 @@ namespace {
 // How many characters of a line decide its kind (enough for "```", "| ", "12. ", "### ").
 constexpr std::size_t kHeadChars = 8;
 
-bool is_blank(char c) { return c == ' ' || c == '\t'; }
+bool is_blank(char c) {
+  return c == ' ' || c == '\t';
+}
 
 // Markdown structure that legitimately repeats: list items, table rows and rules, headings,
 // block quotes, divider lines. Judged on the line's first characters (leading blanks skipped).
@@ -33,8 +35,8 @@ bool is_structure(std::string_view head, bool complete) {
     return k < h.size() && (h[k] == '.' || h[k] == ')') && next_blank(k + 1);
   }
   // Divider or table rule: a run of three of - = * _ + |.
-  if (h.size() >= 3 && std::string_view("-=*_+").find(c) != std::string_view::npos &&
-      h[1] == c && h[2] == c) {
+  if (h.size() >= 3 && std::string_view("-=*_+").find(c) != std::string_view::npos && h[1] == c &&
+      h[2] == c) {
     return true;
   }
   return false;
@@ -140,13 +142,6 @@ std::optional<finding> content_loop_detector::decide_line(std::size_t event_inde
 
 std::optional<finding> content_loop_detector::append(std::string_view text,
                                                      std::size_t event_index) {
-  if (history_.size() + text.size() > rule_.max_history) {
-    // Keep the newer half; positions shift, so the index is rebuilt from it.
-    const std::size_t keep = std::min(history_.size(), std::size_t{rule_.max_history} / 2);
-    std::string tail = history_.substr(history_.size() - keep);
-    reset_tracking();
-    history_ = std::move(tail);
-  }
   if (table_.empty()) {
     std::size_t size = 1024;
     while (size < std::size_t{rule_.max_history} + std::size_t{rule_.max_history} / 2) size *= 2;
@@ -154,8 +149,32 @@ std::optional<finding> content_loop_detector::append(std::string_view text,
     top_power_ = 1;
     for (std::uint32_t k = 1; k < rule_.chunk_size; ++k) top_power_ *= kBase;
   }
-  history_.append(text);
+  // Everything below happens at positions fixed by the text alone (the history is trimmed when
+  // it is exactly full, tracking restarts right after a detected chunk), so the outcome never
+  // depends on how the stream was cut into pieces.
+  std::optional<finding> out;
+  while (!text.empty()) {
+    if (history_.size() >= rule_.max_history) {
+      // Keep the newer half; positions shift, so the index is rebuilt from it.
+      std::string tail = history_.substr(history_.size() - rule_.max_history / 2);
+      reset_tracking();
+      history_ = std::move(tail);
+    }
+    const std::size_t take = std::min(text.size(), rule_.max_history - history_.size());
+    history_.append(text.substr(0, take));
+    text.remove_prefix(take);
+    if (auto f = scan()) {
+      f->loop_start = stream_start_;
+      out = std::move(f);  // the newest detection carries the stream's count
+    }
+  }
+  (void)event_index;
+  return out;
+}
+
+std::optional<finding> content_loop_detector::scan() {
   const std::size_t n = rule_.chunk_size;
+  std::optional<finding> out;
   while (scanned_ + n <= history_.size()) {
     const std::size_t pos = scanned_;
     const auto byte = [&](std::size_t k) {
@@ -171,12 +190,14 @@ std::optional<finding> content_loop_detector::append(std::string_view text,
     auto f = index_chunk(pos);
     ++scanned_;
     if (f) {
-      f->loop_start = stream_start_;
-      (void)event_index;
-      return f;  // tracking was reset: what follows starts afresh
+      // Tracking restarts right after the detected chunk, with the text that follows it.
+      std::string rest = history_.substr(pos + n);
+      reset_tracking();
+      history_ = std::move(rest);
+      out = std::move(f);
     }
   }
-  return std::nullopt;
+  return out;
 }
 
 std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
@@ -212,8 +233,7 @@ std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
     where.push_back(p);
   }
   if (where.size() < k) return std::nullopt;
-  const double avg =
-      static_cast<double>(where.front() - where.back()) / static_cast<double>(k - 1);
+  const double avg = static_cast<double>(where.front() - where.back()) / static_cast<double>(k - 1);
   if (avg > static_cast<double>(rule_.max_distance)) return std::nullopt;
   // A real loop repeats a few periods; a list with a shared prefix has a different one each
   // time.
@@ -234,7 +254,6 @@ std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
   f.steps = rule_.steps;
   f.confidence = 0.9;
   f.detail = std::string(chunk);
-  reset_tracking();
   return f;
 }
 

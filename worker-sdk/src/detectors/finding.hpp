@@ -18,9 +18,10 @@ struct finding {
   double confidence = 1.0;
   std::size_t loop_start = 0;  // event index
   std::string tool;
-  std::string detail;  // what the nudge should mention (a pattern, a path, an error)
-  bool rejectable = false;  // a repeat call: at critical it can be rejected
-  bool hard_stop = false;   // a limit reached: terminate now
+  std::string detail;         // what the nudge should mention (a pattern, a path, an error)
+  bool rejectable = false;    // a repeat call: at critical it can be rejected
+  bool results_known = true;  // every counted call's outcome was known and compared
+  bool hard_stop = false;     // a limit reached: terminate now
 };
 
 }  // namespace loopguard::sdk

@@ -8,7 +8,9 @@
 namespace loopguard::sdk {
 namespace {
 
-bool fires(std::uint32_t count, const ladder& steps) { return count >= steps.warn_at; }
+bool fires(std::uint32_t count, const ladder& steps) {
+  return count >= steps.warn_at;
+}
 
 }  // namespace
 
@@ -47,8 +49,8 @@ chain count_chain(const call_history& history, const call_record& current, std::
 }
 
 std::optional<finding> check_exact(const call_history& history, const call_record& current,
-                                   const repeat_rule& rule, const ladder& steps,
-                                   bool outcome_aware, std::uint32_t total_calls) {
+                                   const repeat_rule& rule, const ladder& steps, bool outcome_aware,
+                                   std::uint32_t total_calls) {
   const auto same = [&](const call_record& r) { return r.fp.exact == current.fp.exact; };
   chain best;
   if (rule.mode != count_mode::window) {
@@ -68,6 +70,7 @@ std::optional<finding> check_exact(const call_history& history, const call_recor
     f.steps = steps;
     f.loop_start = best.loop_start;
     f.confidence = best.results_known ? 1.0 : 0.9;
+    f.results_known = best.results_known && outcome_aware;
     return f;
   }
   if (rule.absolute_cap > 0 && total_calls >= rule.absolute_cap) {
@@ -85,9 +88,7 @@ std::optional<finding> check_exact(const call_history& history, const call_recor
 std::optional<finding> check_structural(const call_history& history, const call_record& current,
                                         const repeat_rule& rule, const ladder& steps,
                                         bool outcome_aware) {
-  const auto same = [&](const call_record& r) {
-    return r.fp.structural == current.fp.structural;
-  };
+  const auto same = [&](const call_record& r) { return r.fp.structural == current.fp.structural; };
   chain best;
   if (rule.mode != count_mode::window) {
     best = count_chain(history, current, rule.window, true, outcome_aware, same);
@@ -104,14 +105,14 @@ std::optional<finding> check_structural(const call_history& history, const call_
   f.steps = steps;
   f.loop_start = best.loop_start;
   f.confidence = best.results_known ? 0.85 : 0.75;
+  f.results_known = best.results_known && outcome_aware;
   f.tool = current.tool;
   f.detail = current.fp.normalized;
   f.rejectable = true;
   return f;
 }
 
-std::optional<finding> check_similar_args(const call_history& history,
-                                          const call_record& current,
+std::optional<finding> check_similar_args(const call_history& history, const call_record& current,
                                           const similar_args_rule& rule, const ladder& steps,
                                           bool outcome_aware) {
   const std::size_t look = std::min<std::size_t>(history.size(), rule.window - 1);

@@ -12,9 +12,9 @@
 namespace loopguard::sdk {
 
 struct chain {
-  std::uint32_t count = 1;      // the current call included
-  std::size_t loop_start = 0;   // event index of the oldest call counted
-  bool results_known = true;    // every counted earlier call had a result
+  std::uint32_t count = 1;     // the current call included
+  std::size_t loop_start = 0;  // event index of the oldest call counted
+  bool results_known = true;   // every counted earlier call had a result
 };
 
 // Walks back from the newest call. `is_occurrence` says whether a call repeats the current one.
@@ -26,15 +26,14 @@ chain count_chain(const call_history& history, const call_record& current, std::
                   const std::function<bool(const call_record&)>& is_occurrence);
 
 std::optional<finding> check_exact(const call_history& history, const call_record& current,
-                                   const repeat_rule& rule, const ladder& steps,
-                                   bool outcome_aware, std::uint32_t total_calls);
+                                   const repeat_rule& rule, const ladder& steps, bool outcome_aware,
+                                   std::uint32_t total_calls);
 
 std::optional<finding> check_structural(const call_history& history, const call_record& current,
                                         const repeat_rule& rule, const ladder& steps,
                                         bool outcome_aware);
 
-std::optional<finding> check_similar_args(const call_history& history,
-                                          const call_record& current,
+std::optional<finding> check_similar_args(const call_history& history, const call_record& current,
                                           const similar_args_rule& rule, const ladder& steps,
                                           bool outcome_aware);
 

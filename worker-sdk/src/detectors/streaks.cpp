@@ -61,13 +61,12 @@ std::vector<finding> safety_limits::check(const usage& u, std::size_t event_inde
       f.detail = std::string(l.what) + " reached the limit of " + format(l.limit) + " (now " +
                  format(l.used) + ")";
       out.push_back(std::move(f));
-    } else if (rule_.warn_fraction < 1 && l.used >= rule_.warn_fraction * l.limit &&
-               !warned_[i]) {
+    } else if (rule_.warn_fraction < 1 && l.used >= rule_.warn_fraction * l.limit && !warned_[i]) {
       warned_[i] = true;
       f.steps = ladder{1, 0};
       f.count = 1;
-      f.detail = std::string(l.what) + " at " + format(l.used) + " of the limit of " +
-                 format(l.limit);
+      f.detail =
+          std::string(l.what) + " at " + format(l.used) + " of the limit of " + format(l.limit);
       out.push_back(std::move(f));
     }
   }

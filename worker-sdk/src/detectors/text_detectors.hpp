@@ -49,14 +49,15 @@ class content_loop_detector {
   enum class line_kind { undecided, prose, skip };
   std::optional<finding> decide_line(std::size_t event_index);
   std::optional<finding> append(std::string_view text, std::size_t event_index);
+  std::optional<finding> scan();
   std::optional<finding> index_chunk(std::size_t pos);
   void reset_tracking();
 
   // Chunk index: an open-addressing table from a chunk's rolling hash to the newest position it
   // was seen at; prev_[pos] links each position to the previous one with the same chunk, so the
   // last N occurrences are a walk along the links. `generation_` empties the table in O(1).
-  struct slot {  // 16 bytes: the table for the default 5000 characters fits in L2
-    std::uint32_t hash = 0;   // high half of the rolling hash (the low half picks the slot)
+  struct slot {              // 16 bytes: the table for the default 5000 characters fits in L2
+    std::uint32_t hash = 0;  // high half of the rolling hash (the low half picks the slot)
     std::uint32_t generation = 0;
     std::uint32_t last = 0;   // newest position
     std::uint32_t count = 0;  // occurrences since the last reset
@@ -64,18 +65,18 @@ class content_loop_detector {
   static constexpr std::uint32_t kNone = UINT32_MAX;
   static constexpr std::size_t kNoPos = SIZE_MAX;
 
-  content_rule rule_;
+  content_rule rule_;  // max_history counts bytes
   bool in_fence_ = false;
   line_kind kind_ = line_kind::undecided;
-  std::string line_head_;  // the start of the current line, until its kind is known
-  std::string history_;    // prose text since the last reset
+  std::string line_head_;    // the start of the current line, until its kind is known
+  std::string history_;      // prose text since the last reset
   std::size_t scanned_ = 0;  // chunk start positions already indexed
   std::vector<slot> table_;
   std::vector<std::uint32_t> prev_;
   std::uint32_t generation_ = 1;
-  std::uint64_t rolling_ = 0;        // hash of history_[rolling_pos_, rolling_pos_ + chunk)
+  std::uint64_t rolling_ = 0;  // hash of history_[rolling_pos_, rolling_pos_ + chunk)
   std::size_t rolling_pos_ = kNoPos;
-  std::uint64_t top_power_ = 1;   // kBase^(chunk - 1)
+  std::uint64_t top_power_ = 1;  // kBase^(chunk - 1)
   std::uint32_t detections_ = 0;
   std::size_t stream_start_ = 0;
 };

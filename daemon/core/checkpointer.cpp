@@ -5,12 +5,14 @@
 namespace loopguard::daemon {
 
 checkpointer::checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
-                           std::chrono::milliseconds interval, durable_fn on_durable)
+                           std::chrono::milliseconds interval, durable_fn on_durable,
+                           std::size_t compact_log_bytes)
     : service_(service),
       store_(store),
       metrics_(metrics),
       interval_(interval),
-      on_durable_(std::move(on_durable)) {}
+      on_durable_(std::move(on_durable)),
+      compact_log_bytes_(compact_log_bytes) {}
 
 checkpointer::~checkpointer() {
   stop();
@@ -48,7 +50,7 @@ void checkpointer::run() {
       nudged_ = false;
       stopping = stop_;
     }
-    last_ok_ = checkpoint_once();
+    last_ok_ = checkpoint_once(stopping);
     if (stopping) return;
     if (!last_ok_) {
       // Back off a little so a full disk is not hammered; acks wait meanwhile.
@@ -58,12 +60,13 @@ void checkpointer::run() {
   }
 }
 
-bool checkpointer::checkpoint_once() {
+bool checkpointer::checkpoint_once(bool final) {
+  // The final checkpoint compacts so that a clean restart loads rows and replays nothing.
+  const bool compact = final || service_.log_bytes() >= compact_log_bytes_;
   std::uint64_t epoch = 0;
-  checkpoint c = service_.take_checkpoint(epoch);
+  checkpoint c = service_.take_checkpoint(epoch, compact);
   if (has_failed_) {
-    failed_.state.merge_newer(std::move(c.state));
-    for (auto& s : c.sequences) failed_.sequences.push_back(std::move(s));
+    failed_.merge_newer(std::move(c));
     c = std::move(failed_);
     failed_ = {};
     has_failed_ = false;
@@ -79,7 +82,9 @@ bool checkpointer::checkpoint_once() {
       has_failed_ = true;
       return false;
     }
-    metrics_.observe_checkpoint(took.count(), c.state.fingerprints.size() + c.sequences.size());
+    metrics_.observe_checkpoint(took.count(),
+                                c.state.fingerprints.size() + c.log.size() + c.sequences.size());
+    if (c.compact) ++metrics_.compactions;
     service_.mark_durable(c);
   }
   if (on_durable_) on_durable_(epoch);

@@ -48,6 +48,8 @@ std::string daemon_metrics::render(const state_counters& state) const {
          checkpoint_failures.load());
   metric("loopguard_checkpoint_rows_total", "counter", "Rows written by checkpoints.",
          checkpoint_rows.load());
+  metric("loopguard_compactions_total", "counter",
+         "Checkpoints that wrote the changed rows and truncated the log.", compactions.load());
   out +=
       "# HELP loopguard_checkpoint_seconds Checkpoint latency (write and commit).\n"
       "# TYPE loopguard_checkpoint_seconds histogram\n";

@@ -4,10 +4,16 @@ namespace loopguard::daemon {
 
 swarm_service::swarm_service(swarm_rules rules) : state_(std::move(rules)) {}
 
-void swarm_service::restore(const stored_state& stored) {
+std::optional<std::string> swarm_service::restore(stored_state&& stored) {
   std::lock_guard lock(mu_);
-  state_.restore(stored.state);
+  state_.restore(std::move(stored.state));
   ledger_.restore(stored.sequences);
+  log_bytes_ = 0;
+  for (const auto& record : stored.log) {
+    if (auto e = replay_log_record(record, state_)) return e;
+    log_bytes_ += record.size();
+  }
+  return std::nullopt;
 }
 
 ingest_result swarm_service::ingest(const worker_identity& id,
@@ -39,6 +45,7 @@ ingest_result swarm_service::ingest(const worker_identity& id,
     e.ok = ev.ok;
     e.t = ev.t;
     auto v = state_.apply(e);
+    log_.event(e);
     for (auto& x : v) r.verdicts.push_back(std::move(x));
     last = ev.seq;
     ++r.applied;
@@ -63,7 +70,9 @@ std::optional<protocol::error> swarm_service::declare_gap(const worker_identity&
 bool swarm_service::complete(std::string_view swarm, std::uint64_t& epoch) {
   std::lock_guard lock(mu_);
   epoch = epoch_;
-  return state_.complete(swarm);
+  if (!state_.complete(swarm)) return false;
+  log_.complete(swarm);
+  return true;
 }
 
 std::uint64_t swarm_service::durable_seq(const worker_identity& id) const {
@@ -71,9 +80,19 @@ std::uint64_t swarm_service::durable_seq(const worker_identity& id) const {
   return ledger_.durable(id);
 }
 
-checkpoint swarm_service::take_checkpoint(std::uint64_t& epoch) {
+checkpoint swarm_service::take_checkpoint(std::uint64_t& epoch, bool compact) {
   std::lock_guard lock(mu_);
-  checkpoint c{state_.take_changes(), ledger_.take_changes()};
+  checkpoint c;
+  c.compact = compact;
+  if (compact) {
+    c.state = state_.take_changes();  // covers the pending record: drop it
+    log_.take();
+    log_bytes_ = 0;
+  } else if (log_.bytes() > 0) {
+    log_bytes_ += log_.bytes();
+    c.log.push_back(log_.take());
+  }
+  c.sequences = ledger_.take_changes();
   epoch = epoch_++;
   pending_events_ = 0;
   return c;
@@ -82,6 +101,11 @@ checkpoint swarm_service::take_checkpoint(std::uint64_t& epoch) {
 void swarm_service::mark_durable(const checkpoint& c) {
   std::lock_guard lock(mu_);
   ledger_.mark_durable(c.sequences);
+}
+
+std::size_t swarm_service::log_bytes() const {
+  std::lock_guard lock(mu_);
+  return log_bytes_;
 }
 
 std::size_t swarm_service::pending_events() const {

@@ -190,7 +190,7 @@ state_snapshot shared_economics_state::snapshot() const {
   return out;
 }
 
-void shared_economics_state::restore(const state_snapshot& snap) {
+void shared_economics_state::restore(state_snapshot&& snap) {
   swarms_.clear();
   cleared_.clear();
   for (const auto& r : snap.swarms) {
@@ -206,11 +206,23 @@ void shared_economics_state::restore(const state_snapshot& snap) {
   }
   for (auto& [name, s] : swarms_)
     s.workers_persisted = static_cast<std::uint32_t>(s.worker_names.size());
-  for (const auto& r : snap.fingerprints) {
-    entry& f = swarms_[r.swarm].fingerprints[r.key];
-    f.stats = r.stats;
+  // Rows arrive grouped by swarm (the store's key order); size each table once.
+  swarm* s = nullptr;
+  const std::string* current = nullptr;
+  for (std::size_t i = 0; i < snap.fingerprints.size(); ++i) {
+    auto& r = snap.fingerprints[i];
+    if (!current || r.swarm != *current) {
+      current = &r.swarm;
+      s = &swarms_[r.swarm];
+      std::size_t n = i;
+      while (n < snap.fingerprints.size() && snap.fingerprints[n].swarm == r.swarm) ++n;
+      s->fingerprints.reserve(s->fingerprints.size() + (n - i));
+    }
+    entry& f = s->fingerprints[r.key];
+    f.stats = std::move(r.stats);
     rebuild_tallies(f);
   }
+  snap = {};
 }
 
 void state_changes::merge_newer(state_changes&& newer) {

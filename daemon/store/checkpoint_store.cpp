@@ -1,8 +1,11 @@
 #include "loopguard/daemon/checkpoint_store.hpp"
 
+#include <cassert>
+
 namespace loopguard::daemon {
 
 store_status write_checkpoint(checkpoint_store& store, const checkpoint& c) {
+  assert(c.compact || c.state.empty());  // rows are written only by a compaction
   store_status s = store.begin();
   if (!s.ok()) return s;
   const auto each = [&](const auto& rows, auto&& put) {
@@ -11,15 +14,34 @@ store_status write_checkpoint(checkpoint_store& store, const checkpoint& c) {
       s = put(r);
     }
   };
+  if (c.compact) s = store.truncate_log();
   each(c.state.cleared_swarms, [&](const std::string& r) { return store.clear_swarm(r); });
   each(c.state.swarms, [&](const swarm_row& r) { return store.put_swarm(r); });
   each(c.state.workers, [&](const worker_row& r) { return store.put_worker(r); });
   each(c.state.fingerprints, [&](const fingerprint_row& r) { return store.put_fingerprint(r); });
   each(c.state.erased, [&](const fingerprint_ref& r) { return store.erase_fingerprint(r); });
+  each(c.log, [&](const std::string& r) { return store.append_log(r); });
   each(c.sequences, [&](const sequence_row& r) { return store.put_sequence(r); });
   if (s.ok()) s = store.commit();
   if (!s.ok()) store.rollback();
   return s;
+}
+
+void checkpoint::merge_newer(checkpoint&& newer) {
+  if (newer.compact) {
+    // Its rows cover every operation up to it, this log's included; a failed compaction's rows
+    // still count (they are the changes since the last committed compaction).
+    if (compact) {
+      state.merge_newer(std::move(newer.state));
+    } else {
+      state = std::move(newer.state);
+    }
+    compact = true;
+    log = std::move(newer.log);
+  } else {
+    for (auto& r : newer.log) log.push_back(std::move(r));
+  }
+  for (auto& s : newer.sequences) sequences.push_back(std::move(s));
 }
 
 }  // namespace loopguard::daemon

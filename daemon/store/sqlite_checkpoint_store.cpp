@@ -2,6 +2,8 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
+#include "fingerprint_codec.hpp"
+
 #include <bit>
 #include <cstring>
 #include <filesystem>
@@ -23,24 +25,16 @@ CREATE TABLE workers (
   PRIMARY KEY (swarm, id)
 ) WITHOUT ROWID;
 CREATE TABLE fingerprints (
-  swarm         TEXT NOT NULL,
-  kind          INTEGER NOT NULL,
-  fp            INTEGER NOT NULL,
-  tool          TEXT NOT NULL,
-  summary       TEXT NOT NULL,
-  calls         INTEGER NOT NULL,
-  counted       INTEGER NOT NULL,
-  first_seen    REAL NOT NULL,
-  last_seen     REAL NOT NULL,
-  level         INTEGER NOT NULL,
-  level_t       REAL NOT NULL,
-  level_calls   INTEGER NOT NULL,
-  level_workers INTEGER NOT NULL,
-  workers       BLOB NOT NULL,
-  window        BLOB NOT NULL,
-  results       BLOB NOT NULL,
+  swarm TEXT NOT NULL,
+  kind  INTEGER NOT NULL,
+  fp    INTEGER NOT NULL,
+  data  BLOB NOT NULL,
   PRIMARY KEY (swarm, kind, fp)
 ) WITHOUT ROWID;
+CREATE TABLE log (
+  id   INTEGER PRIMARY KEY,
+  data BLOB NOT NULL
+);
 CREATE TABLE sequences (
   swarm       TEXT NOT NULL,
   worker      TEXT NOT NULL,
@@ -50,58 +44,10 @@ CREATE TABLE sequences (
 ) WITHOUT ROWID;
 )sql";
 
-// Fixed-width little-endian blobs (docs/storage.md, "Blobs").
-void put(std::string& out, std::uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-std::uint64_t get(const unsigned char* p, int bytes) {
-  std::uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-constexpr std::size_t kWindowCallBytes = 13;
-constexpr int kCacheKiB = 512 * 1024;
-constexpr int kWalAutocheckpointPages = 16384;  // t (8), worker (4), counted (1)
-
-std::string encode_workers(const std::vector<std::uint32_t>& w) {
-  std::string out;
-  for (auto id : w) put(out, id, 4);
-  return out;
-}
-std::string encode_window(const std::vector<window_call>& w) {
-  std::string out;
-  for (const auto& c : w) {
-    put(out, std::bit_cast<std::uint64_t>(c.t), 8);
-    put(out, c.worker, 4);
-    put(out, c.counted ? 1 : 0, 1);
-  }
-  return out;
-}
-std::string encode_results(const std::vector<std::uint64_t>& r) {
-  std::string out;
-  for (auto v : r) put(out, v, 8);
-  return out;
-}
-
-bool decode_blobs(const SQLite::Column& workers, const SQLite::Column& window,
-                  const SQLite::Column& results, fingerprint_stats& f) {
-  const auto bytes = [](const SQLite::Column& c) { return static_cast<std::size_t>(c.getBytes()); };
-  const auto data = [](const SQLite::Column& c) {
-    return static_cast<const unsigned char*>(c.getBlob());
-  };
-  if (bytes(workers) % 4 || bytes(window) % kWindowCallBytes || bytes(results) % 8) return false;
-  for (std::size_t i = 0; i < bytes(workers); i += 4) {
-    f.workers.push_back(static_cast<std::uint32_t>(get(data(workers) + i, 4)));
-  }
-  for (std::size_t i = 0; i < bytes(window); i += kWindowCallBytes) {
-    const unsigned char* p = data(window) + i;
-    f.window.push_back(
-        {std::bit_cast<double>(get(p, 8)), static_cast<std::uint32_t>(get(p + 8, 4)), p[12] != 0});
-  }
-  for (std::size_t i = 0; i < bytes(results); i += 8)
-    f.results.push_back(get(data(results) + i, 8));
-  return true;
-}
+constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
+constexpr int kLoadCacheKiB = 8 * 1024;  // for load(): it reads every page once
+constexpr int kWalAutocheckpointPages = 16384;
+constexpr int kOldestReadableVersion = 2;  // version 1 had no log; no such file was deployed
 
 std::int64_t as_int(std::uint64_t v) {
   return std::bit_cast<std::int64_t>(v);
@@ -110,17 +56,23 @@ std::uint64_t as_uint(std::int64_t v) {
   return std::bit_cast<std::uint64_t>(v);
 }
 
-void bind_blob(SQLite::Statement& st, int index, const std::string& blob) {
-  st.bind(index, blob.data(), static_cast<int>(blob.size()));
+void bind_blob(SQLite::Statement& st, int index, std::string_view blob) {
+  st.bindNoCopy(index, blob.data(), static_cast<int>(blob.size()));
+}
+std::string_view blob_of(const SQLite::Column& c) {
+  return {static_cast<const char*>(c.getBlob()), static_cast<std::size_t>(c.getBytes())};
 }
 
 }  // namespace
 
 struct sqlite_checkpoint_store::impl {
-  explicit impl(const std::string& path) : db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE) {}
+  // One thread at a time uses the connection (the store is not thread-safe): no SQLite mutex.
+  explicit impl(const std::string& path)
+      : db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX) {}
   SQLite::Database db;
   std::optional<SQLite::Statement> clear_swarms, clear_workers, clear_fps, put_swarm, put_worker,
-      put_fp, erase_fp, put_seq;
+      put_fp, erase_fp, put_seq, truncate_log, append_log;
+  std::string scratch;  // the fingerprint blob being written
   bool in_transaction = false;
 
   void prepare() {
@@ -129,11 +81,11 @@ struct sqlite_checkpoint_store::impl {
     clear_fps.emplace(db, "DELETE FROM fingerprints WHERE swarm = ?");
     put_swarm.emplace(db, "INSERT OR REPLACE INTO swarms VALUES (?, ?)");
     put_worker.emplace(db, "INSERT OR REPLACE INTO workers VALUES (?, ?, ?)");
-    put_fp.emplace(db,
-                   "INSERT OR REPLACE INTO fingerprints VALUES "
-                   "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    put_fp.emplace(db, "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?, ?)");
     erase_fp.emplace(db, "DELETE FROM fingerprints WHERE swarm = ? AND kind = ? AND fp = ?");
     put_seq.emplace(db, "INSERT OR REPLACE INTO sequences VALUES (?, ?, ?, ?)");
+    truncate_log.emplace(db, "DELETE FROM log");
+    append_log.emplace(db, "INSERT INTO log (data) VALUES (?)");
   }
 };
 
@@ -196,7 +148,15 @@ std::unique_ptr<sqlite_checkpoint_store> sqlite_checkpoint_store::open(const std
     if (version == 0 && tables > 0) {
       return refuse("it has tables but no loopguard schema version");
     }
-    if (opts.quick_check && tables > 0) {
+    if (version != 0 && version < kOldestReadableVersion) {
+      return refuse("it has schema version " + std::to_string(version) +
+                    ", which this build no longer reads (it reads versions " +
+                    std::to_string(kOldestReadableVersion) + " to " +
+                    std::to_string(kSchemaVersion) + ")");
+    }
+    std::error_code size_error;
+    const auto bytes = std::filesystem::file_size(path, size_error);
+    if (opts.quick_check && tables > 0 && (size_error || bytes <= kQuickCheckMaxBytes)) {
       const std::string check = p->db.execAndGet("PRAGMA quick_check").getString();
       if (check != "ok") return refuse("it is corrupted (quick_check: " + check + ")");
     }
@@ -232,6 +192,8 @@ sqlite_checkpoint_store::~sqlite_checkpoint_store() {
 store_status sqlite_checkpoint_store::load(stored_state& out) {
   out = {};
   return guarded(path_, "loading the checkpoint", [&] {
+    // A big cache would only keep a copy of the whole file after the rows are decoded.
+    impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kLoadCacheKiB));
     SQLite::Statement swarms(impl_->db, "SELECT swarm, latest_t FROM swarms");
     while (swarms.executeStep()) {
       out.state.swarms.push_back(
@@ -243,31 +205,27 @@ store_status sqlite_checkpoint_store::load(stored_state& out) {
                                    static_cast<std::uint32_t>(workers.getColumn(1).getInt64()),
                                    workers.getColumn(2).getString()});
     }
-    SQLite::Statement fps(impl_->db, "SELECT * FROM fingerprints");
+    SQLite::Statement fps(impl_->db, "SELECT swarm, kind, fp, data FROM fingerprints");
     while (fps.executeStep()) {
-      fingerprint_row r;
-      r.swarm = fps.getColumn(0).getString();
+      fingerprint_row& r = out.state.fingerprints.emplace_back();
+      const SQLite::Column swarm = fps.getColumn(0);
+      const std::string_view name(swarm.getText(), static_cast<std::size_t>(swarm.getBytes()));
+      // Rows come grouped by swarm: copy the name from the previous row when it is the same.
+      if (out.state.fingerprints.size() > 1 && out.state.fingerprints.end()[-2].swarm == name) {
+        r.swarm = out.state.fingerprints.end()[-2].swarm;
+      } else {
+        r.swarm = name;
+      }
       r.key.kind =
           fps.getColumn(1).getInt() == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
       r.key.value = as_uint(fps.getColumn(2).getInt64());
-      auto& f = r.stats;
-      f.tool = fps.getColumn(3).getString();
-      f.summary = fps.getColumn(4).getString();
-      f.calls = as_uint(fps.getColumn(5).getInt64());
-      f.counted = as_uint(fps.getColumn(6).getInt64());
-      f.first_seen = fps.getColumn(7).getDouble();
-      f.last_seen = fps.getColumn(8).getDouble();
-      const int level = fps.getColumn(9).getInt();
-      if (level < 0 || level > 3) throw std::runtime_error("a fingerprint has an invalid level");
-      f.level = static_cast<severity>(level);
-      f.level_t = fps.getColumn(10).getDouble();
-      f.level_calls = static_cast<std::uint32_t>(fps.getColumn(11).getInt64());
-      f.level_workers = static_cast<std::uint32_t>(fps.getColumn(12).getInt64());
-      if (!decode_blobs(fps.getColumn(13), fps.getColumn(14), fps.getColumn(15), f)) {
-        throw std::runtime_error("a fingerprint row has a malformed blob");
+      if (!decode_fingerprint(blob_of(fps.getColumn(3)), r.stats)) {
+        throw std::runtime_error("a fingerprint row has a malformed data blob");
       }
-      out.state.fingerprints.push_back(std::move(r));
     }
+    SQLite::Statement log(impl_->db, "SELECT data FROM log ORDER BY id");
+    while (log.executeStep()) out.log.emplace_back(blob_of(log.getColumn(0)));
+    impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
     SQLite::Statement seqs(impl_->db, "SELECT swarm, worker, incarnation, seq FROM sequences");
     while (seqs.executeStep()) {
       out.sequences.push_back({{seqs.getColumn(0).getString(), seqs.getColumn(1).getString(),
@@ -318,26 +276,12 @@ store_status sqlite_checkpoint_store::put_worker(const worker_row& row) {
 store_status sqlite_checkpoint_store::put_fingerprint(const fingerprint_row& row) {
   return guarded(path_, "writing a fingerprint", [&] {
     auto& st = *impl_->put_fp;
-    const auto& f = row.stats;
-    const std::string workers = encode_workers(f.workers), window = encode_window(f.window),
-                      results = encode_results(f.results);
+    encode_fingerprint(row.stats, impl_->scratch);
     st.reset();
     st.bind(1, row.swarm);
     st.bind(2, static_cast<std::int32_t>(row.key.kind));
     st.bind(3, as_int(row.key.value));
-    st.bind(4, f.tool);
-    st.bind(5, f.summary);
-    st.bind(6, as_int(f.calls));
-    st.bind(7, as_int(f.counted));
-    st.bind(8, f.first_seen);
-    st.bind(9, f.last_seen);
-    st.bind(10, static_cast<std::int32_t>(f.level));
-    st.bind(11, f.level_t);
-    st.bind(12, static_cast<std::int64_t>(f.level_calls));
-    st.bind(13, static_cast<std::int64_t>(f.level_workers));
-    bind_blob(st, 14, workers);
-    bind_blob(st, 15, window);
-    bind_blob(st, 16, results);
+    bind_blob(st, 4, impl_->scratch);
     st.exec();
   });
 }
@@ -361,6 +305,22 @@ store_status sqlite_checkpoint_store::put_sequence(const sequence_row& row) {
     st.bind(2, row.id.worker);
     st.bind(3, row.id.incarnation);
     st.bind(4, as_int(row.seq));
+    st.exec();
+  });
+}
+
+store_status sqlite_checkpoint_store::truncate_log() {
+  return guarded(path_, "truncating the log", [&] {
+    impl_->truncate_log->reset();
+    impl_->truncate_log->exec();
+  });
+}
+
+store_status sqlite_checkpoint_store::append_log(std::string_view record) {
+  return guarded(path_, "appending to the log", [&] {
+    auto& st = *impl_->append_log;
+    st.reset();
+    bind_blob(st, 1, record);
     st.exec();
   });
 }

@@ -35,7 +35,7 @@ std::string words(std::mt19937_64& rng, std::size_t bytes) {
 
 std::vector<call> make_calls() {
   std::mt19937_64 rng(42);
-  static const char* kTools[] = {"read_file", "edit_file", "bash",  "search",
+  static const char* kTools[] = {"read_file", "edit_file", "bash",       "search",
                                  "grep",      "list_dir",  "write_file", "fetch"};
   std::vector<call> calls;
   for (std::size_t i = 0; i < kStream; ++i) {

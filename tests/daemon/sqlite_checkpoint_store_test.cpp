@@ -40,13 +40,20 @@ struct loaded {
   std::vector<sequence_row> sequences;
 };
 
-loaded load(const std::string& path) {
+// The log is replayed under `rules`: they must be the rules that applied the events.
+loaded load(const std::string& path, std::size_t* log_records = nullptr,
+            const swarm_rules& rules = {}) {
   auto store = open_ok(path);
   stored_state st;
   const auto s = store->load(st);
   REQUIRE_MESSAGE(s.ok(), s.error);
-  shared_economics_state state;
+  shared_economics_state state(rules);
   state.restore(st.state);
+  for (const auto& record : st.log) {
+    const auto e = replay_log_record(record, state);
+    REQUIRE_MESSAGE(!e, *e);
+  }
+  if (log_records) *log_records = st.log.size();
   std::sort(st.sequences.begin(), st.sequences.end(),
             [](const auto& a, const auto& b) { return a.id < b.id; });
   return {state.digest(), st.sequences};
@@ -68,7 +75,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     {
       auto store = open_ok(path);
       std::uint64_t epoch = 0;
-      const auto s = write_checkpoint(*store, svc.take_checkpoint(epoch));
+      const auto s = write_checkpoint(*store, svc.take_checkpoint(epoch, true));
       REQUIRE_MESSAGE(s.ok(), s.error);
     }
     const auto got = load(path);
@@ -76,11 +83,11 @@ TEST_SUITE("sqlite_checkpoint_store") {
     REQUIRE(got.sequences.size() == 6);
     CHECK(got.sequences[0].seq == 30);
 
-    SUBCASE("incremental: the next checkpoint holds only what changed, and completes clear") {
+    SUBCASE("incremental: the next compaction holds only what changed, and completes clear") {
       std::uint64_t epoch = 0;
       feed(svc, "s2", 1, 6, 10);  // s2 only, fingerprint 1
       CHECK(svc.complete("s1", epoch));
-      auto c = svc.take_checkpoint(epoch);
+      auto c = svc.take_checkpoint(epoch, true);
       CHECK(c.state.fingerprints.size() == 2);  // s2's exact + structural of fingerprint 1
       CHECK(c.state.cleared_swarms == std::vector<std::string>{"s1"});
       CHECK(c.sequences.size() == 3);
@@ -141,7 +148,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
       for (std::uint64_t fp = 100; fp < 112; ++fp) {  // evicts the coldest of s1
         REQUIRE_FALSE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error);
       }
-      checkpoint second = svc.take_checkpoint(epoch);
+      checkpoint second = svc.take_checkpoint(epoch, true);  // a compaction over the first's log
       REQUIRE_FALSE(second.state.erased.empty());
 
       auto store = open_ok(path);
@@ -228,5 +235,180 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(db.execAndGet("PRAGMA application_id").getInt() ==
           sqlite_checkpoint_store::kApplicationId);
     CHECK(db.execAndGet("PRAGMA journal_mode").getString() == "wal");
+  }
+
+  TEST_CASE("the log: each checkpoint is one record; restore replays completes and evictions") {
+    temp_dir dir;
+    const auto path = dir.file("lg.db");
+    swarm_rules rules;
+    rules.max_fingerprints_per_swarm = 16;  // evictions happen during the replay too
+    swarm_service svc(rules);
+    auto store = open_ok(path);
+    std::uint64_t epoch = 0;
+    feed(svc, "s1", 12, 1, 0);
+    feed(svc, "gone", 3, 1, 0);
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    REQUIRE(svc.complete("gone", epoch));
+    for (std::uint64_t fp = 100; fp < 112; ++fp) {
+      REQUIRE_FALSE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error);
+    }
+    const checkpoint second = svc.take_checkpoint(epoch);
+    CHECK(second.state.empty());  // no rows between compactions
+    REQUIRE(second.log.size() == 1);
+    REQUIRE(write_checkpoint(*store, second).ok());
+    CHECK(svc.take_checkpoint(epoch).empty());  // nothing happened since
+    store.reset();
+
+    std::size_t records = 0;
+    const auto got = load(path, &records, rules);
+    CHECK(records == 2);
+    CHECK(got.digest == digest_of(svc));
+    CHECK(got.sequences.size() == 7);  // s1: w0..w2 and w9; gone: w0..w2
+
+    // A service restored from the file continues exactly once and compacts what it replayed.
+    store = open_ok(path);
+    stored_state st;
+    REQUIRE(store->load(st).ok());
+    swarm_service again(rules);
+    REQUIRE_FALSE(again.restore(std::move(st)));
+    CHECK(again.log_bytes() > 0);
+    CHECK(digest_of(again) == digest_of(svc));
+    CHECK(again.ingest({"s1", "w9", "inc"}, {wire_event(12, 111, 30)}).duplicates == 1);
+    const checkpoint compaction = again.take_checkpoint(epoch, true);
+    CHECK(compaction.log.empty());
+    CHECK_FALSE(compaction.state.fingerprints.empty());
+    CHECK(compaction.state.cleared_swarms == std::vector<std::string>{"gone"});
+    REQUIRE(write_checkpoint(*store, compaction).ok());
+    CHECK(again.log_bytes() == 0);
+    store.reset();
+    CHECK(load(path, &records, rules).digest == digest_of(svc));
+    CHECK(records == 0);
+  }
+
+  TEST_CASE("compaction: rows plus the records after them restore the digest") {
+    temp_dir dir;
+    const auto path = dir.file("lg.db");
+    swarm_service svc;
+    auto store = open_ok(path);
+    std::uint64_t epoch = 0;
+    feed(svc, "s1", 10, 1, 0);
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    feed(svc, "s1", 10, 11, 10);
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch, true)).ok());
+    feed(svc, "s1", 10, 21, 20);
+    feed(svc, "s2", 4, 1, 20);
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    store.reset();
+    std::size_t records = 0;
+    const auto got = load(path, &records);
+    CHECK(records == 1);
+    CHECK(got.digest == digest_of(svc));
+    REQUIRE(got.sequences.size() == 6);  // s1 and s2: w0..w2 each
+    CHECK(got.sequences[0].seq == 30);
+  }
+
+  TEST_CASE("fault injection: failed log appends and compactions, retried merged, lose nothing") {
+    // The checkpointer's path: a checkpoint fails at step N, the next one is merged into it
+    // (checkpoint::merge_newer) and the merge commits. Both kinds fail in turn: a log record
+    // followed by a compaction, and a compaction followed by a log record.
+    for (const bool failing_compacts : {false, true}) {
+      CAPTURE(failing_compacts);
+      std::size_t n = 1;
+      for (;; ++n) {
+        CAPTURE(n);
+        temp_dir dir;
+        const auto path = dir.file("lg.db");
+        swarm_rules rules;
+        rules.max_fingerprints_per_swarm = 16;
+        swarm_service svc(rules);
+        std::uint64_t epoch = 0;
+        feed(svc, "s1", 12, 1, 0);
+        feed(svc, "gone", 3, 1, 0);
+        {
+          auto store = open_ok(path);
+          REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+        }
+        const auto first = load(path, nullptr, rules);
+
+        REQUIRE(svc.complete("gone", epoch));
+        feed(svc, "s1", 4, 13, 20);
+        checkpoint failing = svc.take_checkpoint(epoch, failing_compacts);
+        auto store = open_ok(path);
+        fault_injecting_store faulty(*store, n);
+        if (write_checkpoint(faulty, failing).ok()) {
+          CHECK_FALSE(faulty.failed());
+          break;
+        }
+        store.reset();
+        const auto after_failure = load(path, nullptr, rules);
+        CHECK(after_failure.digest == first.digest);
+        CHECK(after_failure.sequences == first.sequences);
+
+        for (std::uint64_t fp = 100; fp < 112; ++fp) {  // evictions in the retried part
+          REQUIRE_FALSE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error);
+        }
+        failing.merge_newer(svc.take_checkpoint(epoch, !failing_compacts));
+        CHECK(failing.compact);
+        store = open_ok(path);
+        REQUIRE(write_checkpoint(*store, failing).ok());
+        store.reset();
+        const auto retried = load(path, nullptr, rules);
+        CHECK(retried.digest == digest_of(svc));
+        CHECK(retried.sequences.size() == 7);
+      }
+      CHECK(n > 5);  // begin, truncate or append, rows or sequences, commit were all reached
+    }
+  }
+
+  TEST_CASE("a malformed log record refuses the restore") {
+    swarm_service svc;
+    stored_state st;
+    st.log.push_back(std::string("\x01\x02\x05", 3));  // an event op cut short
+    const auto e = svc.restore(std::move(st));
+    REQUIRE(e.has_value());
+    CHECK(e->find("truncated") != std::string::npos);
+    stored_state unknown;
+    unknown.log.push_back("\x09");
+    CHECK(svc.restore(std::move(unknown))->find("unknown format") != std::string::npos);
+  }
+
+  TEST_CASE("older schema versions are refused and left untouched") {
+    temp_dir dir;
+    const auto path = dir.file("v1.db");
+    { auto store = open_ok(path); }
+    {
+      SQLite::Database db(path, SQLite::OPEN_READWRITE);
+      db.exec("PRAGMA user_version = 1");
+    }
+    const auto before = test::read_bytes(path);
+    std::string error;
+    CHECK_FALSE(sqlite_checkpoint_store::open(path, error));
+    CHECK(error.find("schema version 1, which this build no longer reads") != std::string::npos);
+    CHECK(test::read_bytes(path) == before);
+  }
+
+  TEST_CASE("without quick_check, load still refuses corrupted pages") {
+    temp_dir dir;
+    const auto path = dir.file("corrupt.db");
+    swarm_service svc;
+    feed(svc, "s1", 200, 1, 0);
+    {
+      auto store = open_ok(path);
+      std::uint64_t epoch = 0;
+      REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch, true)).ok());
+    }
+    auto bytes = test::read_bytes(path);
+    for (std::size_t i = 4096 + 100; i < bytes.size(); i += 7) bytes[i] = char(i * 31);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    std::string error;
+    auto store = sqlite_checkpoint_store::open(path, error, {false});
+    if (store) {
+      stored_state st;
+      const auto s = store->load(st);
+      CHECK_FALSE(s.ok());
+      CHECK(s.error.find(path) != std::string::npos);
+    }
+    store.reset();
+    CHECK(test::read_bytes(path) == bytes);
   }
 }

@@ -19,15 +19,25 @@ struct store_status {
   static store_status failure(std::string message) { return {std::move(message)}; }
 };
 
-// One checkpoint: everything that changed since the previous one.
+// One group commit. Usually a log record (the operations applied since the previous one) and
+// the sequence numbers that advanced. A compaction also carries every row changed since the
+// previous compaction: it truncates the log, writes the rows, then appends `log` (the
+// operations applied after the rows were taken; empty when taken together).
 struct checkpoint {
-  state_changes state;
+  bool compact = false;
+  state_changes state;           // only when compact
+  std::vector<std::string> log;  // event_log records, oldest first (more after a retry)
   std::vector<sequence_row> sequences;
-  bool empty() const { return state.empty() && sequences.empty(); }
+  bool empty() const { return state.empty() && log.empty() && sequences.empty(); }
+  // Folds `newer` (taken later) into this failed checkpoint so both commit together.
+  void merge_newer(checkpoint&& newer);
 };
 
+// What a store holds: the rows as of the last compaction, the log records written since (in
+// order), and the sequence numbers. Restoring = rows, then replay every record.
 struct stored_state {
   state_snapshot state;
+  std::vector<std::string> log;
   std::vector<sequence_row> sequences;
 };
 
@@ -45,12 +55,15 @@ class checkpoint_store {
   virtual store_status put_fingerprint(const fingerprint_row& row) = 0;
   virtual store_status erase_fingerprint(const fingerprint_ref& ref) = 0;
   virtual store_status put_sequence(const sequence_row& row) = 0;
+  virtual store_status truncate_log() = 0;  // deletes every log record
+  virtual store_status append_log(std::string_view record) = 0;
   virtual store_status commit() = 0;
   virtual void rollback() noexcept = 0;
 };
 
-// Writes `c` as one transaction: begin, the steps in state_changes order, the sequences,
-// commit. On any failure rolls back and returns it; the store is then as before.
+// Writes `c` as one transaction: begin; for a compaction truncate the log and the steps in
+// state_changes order; append the log record; the sequences; commit. On any failure rolls back and
+// returns it; the store is then as before.
 store_status write_checkpoint(checkpoint_store& store, const checkpoint& c);
 
 }  // namespace loopguard::daemon

@@ -1,7 +1,10 @@
-// Group commit: one thread that, every `interval` (or sooner when `eager_events` events are
-// pending), takes the changes from the swarm_service, writes them to the store as one
-// transaction, and reports the epoch that became durable. A failed checkpoint is kept and
-// retried with the next one; nothing is acknowledged until it commits.
+// Group commit: one thread that, every `interval` (or sooner when kEagerEvents events are
+// pending), takes the log record and sequence numbers from the swarm_service, writes them to
+// the store as one transaction, and reports the epoch that became durable. Once the log holds
+// `compact_log_bytes` since the last compaction, and at the final checkpoint, it compacts
+// instead: writes the rows changed since then and truncates the log (docs/storage.md). A
+// failed checkpoint is kept and retried with the next one; nothing is acknowledged until it
+// commits.
 #pragma once
 
 #include <chrono>
@@ -20,12 +23,14 @@ namespace loopguard::daemon {
 class checkpointer {
  public:
   static constexpr std::size_t kEagerEvents = 8192;
+  static constexpr std::size_t kCompactLogBytes = std::size_t{64} << 20;
 
   // Called on the checkpointer thread after each commit; must not block for long.
   using durable_fn = std::function<void(std::uint64_t epoch)>;
 
   checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
-               std::chrono::milliseconds interval, durable_fn on_durable);
+               std::chrono::milliseconds interval, durable_fn on_durable,
+               std::size_t compact_log_bytes = kCompactLogBytes);
   ~checkpointer();
   checkpointer(const checkpointer&) = delete;
   checkpointer& operator=(const checkpointer&) = delete;
@@ -38,13 +43,14 @@ class checkpointer {
 
  private:
   void run();
-  bool checkpoint_once();  // true: committed (or nothing to write)
+  bool checkpoint_once(bool final);  // true: committed (or nothing to write)
 
   swarm_service& service_;
   checkpoint_store& store_;
   daemon_metrics& metrics_;
   std::chrono::milliseconds interval_;
   durable_fn on_durable_;
+  std::size_t compact_log_bytes_;
   std::mutex mu_;  // guards stop_ and nudged_
   std::condition_variable cv_;
   bool stop_ = false;

@@ -28,6 +28,7 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> checkpoints{0};
   std::atomic<std::uint64_t> checkpoint_failures{0};
   std::atomic<std::uint64_t> checkpoint_rows{0};
+  std::atomic<std::uint64_t> compactions{0};
   std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size() + 1> checkpoint_latency{};
   std::atomic<std::uint64_t> checkpoint_latency_sum_us{0};
 

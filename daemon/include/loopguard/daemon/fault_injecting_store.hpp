@@ -43,6 +43,12 @@ class fault_injecting_store final : public checkpoint_store {
   store_status put_sequence(const sequence_row& row) override {
     return step([&] { return inner_.put_sequence(row); });
   }
+  store_status truncate_log() override {
+    return step([&] { return inner_.truncate_log(); });
+  }
+  store_status append_log(std::string_view record) override {
+    return step([&] { return inner_.append_log(record); });
+  }
   store_status commit() override {
     return step([&] { return inner_.commit(); });
   }

@@ -95,7 +95,8 @@ class shared_economics_state {
   // snapshot, and a restore from one (replacing everything; clears the change set).
   state_changes take_changes();
   state_snapshot snapshot() const;
-  void restore(const state_snapshot& s);
+  void restore(const state_snapshot& s) { restore(state_snapshot(s)); }
+  void restore(state_snapshot&& s);  // moves the rows' vectors and strings
 
  private:
   struct worker_tally {

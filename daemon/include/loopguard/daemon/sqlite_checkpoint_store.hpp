@@ -2,6 +2,7 @@
 // PRAGMA user_version, our application_id, exclusive locking (one daemon per file).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -11,11 +12,15 @@ namespace loopguard::daemon {
 
 class sqlite_checkpoint_store final : public checkpoint_store {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
   static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
 
+  // Above this size open() skips PRAGMA quick_check: load() reads and decodes every page of
+  // every table anyway (a damaged page fails it), and the check would add ~25% to a restore.
+  static constexpr std::uintmax_t kQuickCheckMaxBytes = std::uintmax_t{64} << 20;
+
   struct options {
-    bool quick_check = true;  // run PRAGMA quick_check on open
+    bool quick_check = true;  // run PRAGMA quick_check on open (files up to kQuickCheckMaxBytes)
   };
 
   // Opens or creates `path`. Refuses, with a message naming the file and the reason, a file
@@ -37,6 +42,8 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   store_status put_fingerprint(const fingerprint_row& row) override;
   store_status erase_fingerprint(const fingerprint_ref& ref) override;
   store_status put_sequence(const sequence_row& row) override;
+  store_status truncate_log() override;
+  store_status append_log(std::string_view record) override;
   store_status commit() override;
   void rollback() noexcept override;
 

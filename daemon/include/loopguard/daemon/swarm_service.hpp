@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "loopguard/daemon/checkpoint_store.hpp"
+#include "loopguard/daemon/event_log.hpp"
 #include "loopguard/daemon/sequence_ledger.hpp"
 #include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/protocol.hpp"
@@ -32,8 +33,12 @@ class swarm_service {
  public:
   explicit swarm_service(swarm_rules rules = {});
 
-  // Replaces everything with what a store loaded. Call before any session exists.
-  void restore(const stored_state& stored);
+  // Replaces everything with what a store loaded: the rows, then every log record replayed in
+  // order. Call before any session exists. nullopt, or why the log cannot be replayed.
+  std::optional<std::string> restore(stored_state&& stored);
+  std::optional<std::string> restore(const stored_state& stored) {
+    return restore(stored_state(stored));
+  }
 
   // Applies a batch in order. An event at or below the last applied sequence number is a
   // duplicate and skipped; one beyond the next expected number stops the batch with a
@@ -47,8 +52,11 @@ class swarm_service {
   bool complete(std::string_view swarm, std::uint64_t& epoch);
   std::uint64_t durable_seq(const worker_identity& id) const;
 
-  // For the checkpointer: everything changed since the last call, and its epoch.
-  checkpoint take_checkpoint(std::uint64_t& epoch);
+  // For the checkpointer: the log record and sequence numbers since the last call, and its
+  // epoch; with `compact`, the rows changed since the last compaction instead of the record.
+  checkpoint take_checkpoint(std::uint64_t& epoch, bool compact = false);
+  // Log bytes written (or restored) since the last compaction was taken.
+  std::size_t log_bytes() const;
   void mark_durable(const checkpoint& c);
 
   // Runs `f(const shared_economics_state&)` under the lock, for read-only views.
@@ -63,6 +71,8 @@ class swarm_service {
   mutable std::mutex mu_;  // guards everything below
   shared_economics_state state_;
   sequence_ledger ledger_;
+  event_log_writer log_;
+  std::size_t log_bytes_ = 0;  // since the last compaction, the pending record excluded
   std::uint64_t epoch_ = 1;
   std::size_t pending_events_ = 0;
 };

@@ -1,0 +1,69 @@
+#include "fingerprint_codec.hpp"
+
+#include "loopguard/daemon/byte_codec.hpp"
+
+namespace loopguard::daemon {
+namespace {
+
+constexpr std::size_t kWindowCallBytes = 13;  // t (8), worker (4), counted (1)
+constexpr std::uint8_t kMaxLevel = 3;
+
+}  // namespace
+
+void encode_fingerprint(const fingerprint_stats& f, std::string& out) {
+  out.clear();
+  byte_writer w(out);
+  w.put(static_cast<std::uint8_t>(f.level));
+  w.put(f.calls);
+  w.put(f.counted);
+  w.put(f.first_seen);
+  w.put(f.last_seen);
+  w.put(f.level_t);
+  w.put(f.level_calls);
+  w.put(f.level_workers);
+  w.str(f.tool);
+  w.str(f.summary);
+  w.put(static_cast<std::uint32_t>(f.workers.size()));
+  w.put(static_cast<std::uint32_t>(f.window.size()));
+  w.put(static_cast<std::uint32_t>(f.results.size()));
+  for (auto id : f.workers) w.put(id);
+  for (const auto& c : f.window) {
+    w.put(c.t);
+    w.put(c.worker);
+    w.put(static_cast<std::uint8_t>(c.counted ? 1 : 0));
+  }
+  for (auto r : f.results) w.put(r);
+}
+
+bool decode_fingerprint(std::string_view blob, fingerprint_stats& f) {
+  byte_reader r(blob);
+  std::uint8_t level = 0;
+  std::uint32_t workers = 0, window = 0, results = 0;
+  std::string_view tool, summary, a, b, c;
+  if (!r.get(level) || level > kMaxLevel || !r.get(f.calls) || !r.get(f.counted) ||
+      !r.get(f.first_seen) || !r.get(f.last_seen) || !r.get(f.level_t) || !r.get(f.level_calls) ||
+      !r.get(f.level_workers) || !r.str(tool) || !r.str(summary) || !r.get(workers) ||
+      !r.get(window) || !r.get(results) || !r.take(workers, 4, a) ||
+      !r.take(window, kWindowCallBytes, b) || !r.take(results, 8, c) || !r.at_end()) {
+    return false;
+  }
+  f.level = static_cast<severity>(level);
+  f.tool = tool;
+  f.summary = summary;
+  f.workers.resize(workers);
+  if (workers) std::memcpy(f.workers.data(), a.data(), a.size());
+  f.window.resize(window);
+  byte_reader calls(b);
+  for (auto& call : f.window) {
+    std::uint8_t counted = 0;
+    calls.get(call.t);
+    calls.get(call.worker);
+    calls.get(counted);
+    call.counted = counted != 0;
+  }
+  f.results.resize(results);
+  if (results) std::memcpy(f.results.data(), c.data(), c.size());
+  return true;
+}
+
+}  // namespace loopguard::daemon

@@ -13,14 +13,15 @@ severity count_severity(std::uint32_t count, const ladder& steps) {
 severity escalation::judge(const finding& f, std::uint32_t& occurrence) {
   severity s = f.hard_stop ? severity::terminate : count_severity(f.count, f.steps);
   if (loops_.size() > kMaxLoops) forget_inactive();
-  auto& st = loops_[{f.detector, f.identity}];
+  auto& st = loops_[key{f.detector, f.identity}];
   if (s == severity::none) {
-    st.active = false;
+    if (st.active) deactivate(f.detector, f.identity);
     occurrence = st.detections;
     return s;
   }
   if (!st.active || rule_.every_firing_counts) {
     ++st.detections;
+    if (!st.active) active_[static_cast<std::size_t>(f.detector)].push_back(f.identity);
     st.active = true;
     st.last_level = severity::none;
   }
@@ -33,21 +34,34 @@ severity escalation::judge(const finding& f, std::uint32_t& occurrence) {
   return s;
 }
 
-void escalation::forget_inactive() {
-  for (auto it = loops_.begin(); it != loops_.end();) {
-    it = it->second.active ? std::next(it) : loops_.erase(it);
-  }
+void escalation::reset() {
+  loops_.clear();
+  for (auto& a : active_) a.clear();
 }
 
-void escalation::quiet(detector_id d, std::uint64_t identity) {
-  auto it = loops_.find({d, identity});
+void escalation::forget_inactive() {
+  std::erase_if(loops_, [](const auto& kv) { return !kv.second.active; });
+}
+
+void escalation::deactivate(detector_id d, std::uint64_t identity) {
+  auto& ids = active_[static_cast<std::size_t>(d)];
+  std::erase(ids, identity);
+  auto it = loops_.find(key{d, identity});
   if (it != loops_.end()) it->second.active = false;
 }
 
+void escalation::quiet(detector_id d, std::uint64_t identity) {
+  auto it = loops_.find(key{d, identity});
+  if (it != loops_.end() && it->second.active) deactivate(d, identity);
+}
+
 void escalation::quiet_all(detector_id d) {
-  for (auto& [key, st] : loops_) {
-    if (key.first == d) st.active = false;
+  auto& ids = active_[static_cast<std::size_t>(d)];
+  for (std::uint64_t id : ids) {
+    auto it = loops_.find(key{d, id});
+    if (it != loops_.end()) it->second.active = false;
   }
+  ids.clear();
 }
 
 }  // namespace loopguard::sdk

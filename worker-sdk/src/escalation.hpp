@@ -4,9 +4,10 @@
 // evaluated for that loop without firing (the agent left it), the next firing is a new episode.
 #pragma once
 
+#include <array>
 #include <cstdint>
-#include <map>
-#include <utility>
+#include <unordered_map>
+#include <vector>
 
 #include "detectors/finding.hpp"
 #include "loopguard/config.hpp"
@@ -24,7 +25,7 @@ class escalation {
   void quiet(detector_id d, std::uint64_t identity);
   // Every episode of this rule is over (rules without a per-loop identity, e.g. cycles).
   void quiet_all(detector_id d);
-  void reset() { loops_.clear(); }
+  void reset();
 
  private:
   // Loops remembered at most; past it, the ones not active are forgotten (a run of weeks sees
@@ -37,8 +38,23 @@ class escalation {
     bool active = false;
     severity last_level = severity::none;  // the highest level said in this episode
   };
+  struct key {
+    detector_id detector;
+    std::uint64_t identity;
+    bool operator==(const key&) const = default;
+  };
+  struct key_hash {
+    std::size_t operator()(const key& k) const {
+      return static_cast<std::size_t>(k.identity * 0x9E3779B97F4A7C15ULL) ^
+             static_cast<std::size_t>(k.detector);
+    }
+  };
+  void deactivate(detector_id d, std::uint64_t identity);
+
   escalation_rule rule_;
-  std::map<std::pair<detector_id, std::uint64_t>, loop_state> loops_;
+  std::unordered_map<key, loop_state, key_hash> loops_;
+  // The identities whose episode is active, per rule: quiet_all() touches only these.
+  std::array<std::vector<std::uint64_t>, kDetectorCount> active_;
 };
 
 severity count_severity(std::uint32_t count, const ladder& steps);

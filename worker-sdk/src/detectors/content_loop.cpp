@@ -57,9 +57,10 @@ constexpr std::uint64_t kBase = 1099511628211ULL;  // odd multiplier of the roll
 void content_loop_detector::reset_tracking() {
   history_.clear();
   prev_.clear();
+  count_.clear();
   scanned_ = 0;
   rolling_pos_ = kNoPos;
-  if (++generation_ == 0) {  // wrapped: really clear once every 2^32 resets
+  if (++generation_ == 0) {  // wrapped: really clear once every 65535 resets
     std::fill(table_.begin(), table_.end(), slot{});
     generation_ = 1;
   }
@@ -205,27 +206,28 @@ std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
   const std::string_view chunk = std::string_view(history_).substr(pos, n);
   const std::size_t mask = table_.size() - 1;
   const std::uint64_t mixed = rolling_ * 0x9E3779B97F4A7C15ULL;
-  const auto tag = static_cast<std::uint32_t>(mixed >> 32);
-  std::size_t i = static_cast<std::size_t>(mixed >> 8) & mask;
+  const auto tag = static_cast<std::uint16_t>(mixed >> 48);
+  std::size_t i = static_cast<std::size_t>(mixed >> 20) & mask;
   slot* s = nullptr;
   while (true) {
     slot& t = table_[i];
     if (t.generation != generation_) {
-      t = slot{tag, generation_, kNone, 0};
+      t = slot{tag, generation_, kNone};
       s = &t;
       break;
     }
-    if (t.hash == tag && std::string_view(history_).substr(t.last, n) == chunk) {
+    if (t.tag == tag && std::string_view(history_).substr(t.last, n) == chunk) {
       s = &t;
       break;
     }
     i = (i + 1) & mask;
   }
-  prev_.push_back(s->last);
+  const std::uint32_t before = s->last;
+  prev_.push_back(before);
+  count_.push_back(before == kNone ? 1 : count_[before] + 1);
   s->last = static_cast<std::uint32_t>(pos);
-  ++s->count;
   const std::size_t k = rule_.occurrences;
-  if (s->count < k) return std::nullopt;
+  if (count_.back() < k) return std::nullopt;
   // The last k occurrences, newest first.
   std::vector<std::uint32_t> where;
   where.reserve(k);

@@ -56,11 +56,10 @@ class content_loop_detector {
   // Chunk index: an open-addressing table from a chunk's rolling hash to the newest position it
   // was seen at; prev_[pos] links each position to the previous one with the same chunk, so the
   // last N occurrences are a walk along the links. `generation_` empties the table in O(1).
-  struct slot {              // 16 bytes: the table for the default 5000 characters fits in L2
-    std::uint32_t hash = 0;  // high half of the rolling hash (the low half picks the slot)
-    std::uint32_t generation = 0;
-    std::uint32_t last = 0;   // newest position
-    std::uint32_t count = 0;  // occurrences since the last reset
+  struct slot {  // 8 bytes: the table for the default 5000 bytes is 64 KiB
+    std::uint16_t tag = 0;         // 16 more bits of the rolling hash than the slot index
+    std::uint16_t generation = 0;  // the slot is empty unless this equals generation_
+    std::uint32_t last = 0;        // newest position of the chunk
   };
   static constexpr std::uint32_t kNone = UINT32_MAX;
   static constexpr std::size_t kNoPos = SIZE_MAX;
@@ -73,7 +72,8 @@ class content_loop_detector {
   std::size_t scanned_ = 0;  // chunk start positions already indexed
   std::vector<slot> table_;
   std::vector<std::uint32_t> prev_;
-  std::uint32_t generation_ = 1;
+  std::vector<std::uint32_t> count_;  // count_[pos]: occurrences of pos's chunk up to pos
+  std::uint16_t generation_ = 1;
   std::uint64_t rolling_ = 0;  // hash of history_[rolling_pos_, rolling_pos_ + chunk)
   std::size_t rolling_pos_ = kNoPos;
   std::uint64_t top_power_ = 1;  // kBase^(chunk - 1)

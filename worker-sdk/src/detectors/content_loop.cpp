@@ -188,6 +188,11 @@ std::optional<finding> content_loop_detector::scan() {
       for (std::size_t k = 0; k < n; ++k) rolling_ = rolling_ * kBase + byte(pos + k);
     }
     rolling_pos_ = pos;
+    if (pos + n < history_.size()) {
+      // The next chunk's slot is a random place in the table: fetch it while this one is done.
+      const std::uint64_t next = (rolling_ - top_power_ * byte(pos)) * kBase + byte(pos + n);
+      __builtin_prefetch(&table_[slot_index(next)]);
+    }
     auto f = index_chunk(pos);
     ++scanned_;
     if (f) {
@@ -201,13 +206,16 @@ std::optional<finding> content_loop_detector::scan() {
   return out;
 }
 
+std::size_t content_loop_detector::slot_index(std::uint64_t hash) const {
+  return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 20) & (table_.size() - 1);
+}
+
 std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
   const std::size_t n = rule_.chunk_size;
   const std::string_view chunk = std::string_view(history_).substr(pos, n);
   const std::size_t mask = table_.size() - 1;
-  const std::uint64_t mixed = rolling_ * 0x9E3779B97F4A7C15ULL;
-  const auto tag = static_cast<std::uint16_t>(mixed >> 48);
-  std::size_t i = static_cast<std::size_t>(mixed >> 20) & mask;
+  const auto tag = static_cast<std::uint16_t>((rolling_ * 0x9E3779B97F4A7C15ULL) >> 48);
+  std::size_t i = slot_index(rolling_);
   slot* s = nullptr;
   while (true) {
     slot& t = table_[i];

@@ -51,6 +51,7 @@ class content_loop_detector {
   std::optional<finding> append(std::string_view text, std::size_t event_index);
   std::optional<finding> scan();
   std::optional<finding> index_chunk(std::size_t pos);
+  std::size_t slot_index(std::uint64_t hash) const;
   void reset_tracking();
 
   // Chunk index: an open-addressing table from a chunk's rolling hash to the newest position it

@@ -96,21 +96,17 @@ int main(int argc, char** argv) {
   std::string error;
   auto store = sqlite_checkpoint_store::open(db, error, {!no_quick_check});
   if (!store) return spdlog::error("{}", error), 1;
-  stored_state stored;
-  if (auto s = store->load(stored); !s.ok())
-    return spdlog::error("refusing {}: {}", db, s.error), 1;
-  const std::size_t fingerprints = stored.state.fingerprints.size(),
-                    workers = stored.state.workers.size(), records = stored.log.size(),
-                    sequences = stored.sequences.size();
   swarm_service service(config.rules);
-  if (auto e = service.restore(std::move(stored)))
-    return spdlog::error("refusing {}: {}; the file was not modified", db, *e), 1;
+  const auto restored = service.restore_from(*store);
+  if (!restored.load.ok()) return spdlog::error("refusing {}: {}", db, restored.load.error), 1;
+  if (restored.replay)
+    return spdlog::error("refusing {}: {}; the file was not modified", db, *restored.replay), 1;
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
   spdlog::info(
       "restored {} fingerprints, {} workers, {} sequence numbers and {} log records from {} in "
       "{:.3f} s",
-      fingerprints, workers, sequences, records, db, took.count());
-  stored = {};
+      restored.fingerprints, restored.workers, restored.sequences, restored.records, db,
+      took.count());
 
   daemon_metrics metrics;
   auto ctx = std::make_shared<server_context>(service, metrics);

@@ -1,6 +1,67 @@
 #include "loopguard/daemon/swarm_service.hpp"
 
+#include <condition_variable>
+#include <deque>
+#include <thread>
+#include <utility>
+
 namespace loopguard::daemon {
+namespace {
+
+// Full chunks of rows from the loading thread to the restoring one, and emptied chunks back
+// (their capacity is reused). At most kMaxFull full chunks wait: memory stays bounded.
+class chunk_channel {
+ public:
+  static constexpr std::size_t kMaxFull = 4;
+
+  // Loader: hands over `chunk` (waits while kMaxFull wait), and takes back an emptied one.
+  void push(std::vector<fingerprint_row>& chunk) {
+    std::unique_lock lock(mu_);
+    space_.wait(lock, [&] { return full_.size() < kMaxFull || aborted_; });
+    if (aborted_) return;
+    full_.push_back(std::move(chunk));
+    chunk = {};
+    if (!empty_.empty()) {
+      chunk = std::move(empty_.back());
+      empty_.pop_back();
+    }
+    ready_.notify_one();
+  }
+  void close() {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    ready_.notify_one();
+  }
+  // Restorer: the next full chunk; false when the loader has closed and none is left.
+  bool pop(std::vector<fingerprint_row>& chunk) {
+    std::unique_lock lock(mu_);
+    ready_.wait(lock, [&] { return !full_.empty() || closed_; });
+    if (full_.empty()) return false;
+    chunk = std::move(full_.front());
+    full_.pop_front();
+    space_.notify_one();
+    return true;
+  }
+  void recycle(std::vector<fingerprint_row>&& chunk) {
+    std::lock_guard lock(mu_);
+    empty_.push_back(std::move(chunk));
+  }
+  // The restorer gave up: the loader's pushes return at once from now on.
+  void abort() {
+    std::lock_guard lock(mu_);
+    aborted_ = true;
+    space_.notify_one();
+  }
+
+ private:
+  std::mutex mu_;  // guards everything below
+  std::condition_variable ready_, space_;
+  std::deque<std::vector<fingerprint_row>> full_;
+  std::vector<std::vector<fingerprint_row>> empty_;
+  bool closed_ = false, aborted_ = false;
+};
+
+}  // namespace
 
 swarm_service::swarm_service(swarm_rules rules) : state_(std::move(rules)) {}
 
@@ -14,6 +75,48 @@ std::optional<std::string> swarm_service::restore(stored_state&& stored) {
     log_bytes_ += record.size();
   }
   return std::nullopt;
+}
+
+swarm_service::restore_report swarm_service::restore_from(checkpoint_store& store) {
+  restore_report r;
+  stored_state stored;
+  chunk_channel channel;
+  std::lock_guard lock(mu_);
+  state_.restore_begin();
+  // The store is used by the loader thread only until it is joined.
+  std::thread loader([&] {
+    r.load = store.load_streaming(
+        stored, [&](std::vector<fingerprint_row>& chunk) { channel.push(chunk); });
+    channel.close();
+  });
+  try {
+    std::vector<fingerprint_row> chunk;
+    while (channel.pop(chunk)) {
+      r.fingerprints += chunk.size();
+      state_.restore_fingerprints(chunk);
+      channel.recycle(std::move(chunk));
+    }
+  } catch (...) {
+    channel.abort();
+    loader.join();
+    throw;
+  }
+  loader.join();
+  if (!r.load.ok()) {
+    state_.restore_begin();
+    return r;
+  }
+  state_.restore_swarms(stored.state.swarms, stored.state.workers);
+  r.workers = stored.state.workers.size();
+  r.sequences = stored.sequences.size();
+  r.records = stored.log.size();
+  ledger_.restore(stored.sequences);
+  log_bytes_ = 0;
+  for (const auto& record : stored.log) {
+    if ((r.replay = replay_log_record(record, state_))) return r;
+    log_bytes_ += record.size();
+  }
+  return r;
 }
 
 ingest_result swarm_service::ingest(const worker_identity& id,

@@ -191,38 +191,56 @@ state_snapshot shared_economics_state::snapshot() const {
 }
 
 void shared_economics_state::restore(state_snapshot&& snap) {
+  restore_begin();
+  restore_swarms(snap.swarms, snap.workers);
+  restore_fingerprints(snap.fingerprints);
+  snap = {};
+}
+
+void shared_economics_state::restore_begin() {
   swarms_.clear();
   cleared_.clear();
-  for (const auto& r : snap.swarms) {
+}
+
+void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms,
+                                            const std::vector<worker_row>& workers) {
+  for (const auto& r : swarms) {
     swarm& s = swarms_[r.swarm];
     s.latest_t = r.latest_t;
     s.has_t = true;
   }
-  for (const auto& r : snap.workers) {
+  for (const auto& r : workers) {
     swarm& s = swarms_[r.swarm];
     if (s.worker_names.size() <= r.id) s.worker_names.resize(r.id + 1);
     s.worker_names[r.id] = r.name;
     s.worker_ids[r.name] = r.id;
-  }
-  for (auto& [name, s] : swarms_)
     s.workers_persisted = static_cast<std::uint32_t>(s.worker_names.size());
-  // Rows arrive grouped by swarm (the store's key order); size each table once.
+  }
+}
+
+void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& rows) {
+  // Rows arrive grouped by swarm (the store's key order): look the swarm up once per run, and
+  // grow its table geometrically ahead of the run (chunks would otherwise rehash each time).
   swarm* s = nullptr;
   const std::string* current = nullptr;
-  for (std::size_t i = 0; i < snap.fingerprints.size(); ++i) {
-    auto& r = snap.fingerprints[i];
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    auto& r = rows[i];
     if (!current || r.swarm != *current) {
       current = &r.swarm;
       s = &swarms_[r.swarm];
       std::size_t n = i;
-      while (n < snap.fingerprints.size() && snap.fingerprints[n].swarm == r.swarm) ++n;
-      s->fingerprints.reserve(s->fingerprints.size() + (n - i));
+      while (n < rows.size() && rows[n].swarm == r.swarm) ++n;
+      const std::size_t need = s->fingerprints.size() + (n - i);
+      const auto fits = static_cast<double>(s->fingerprints.bucket_count()) *
+                        static_cast<double>(s->fingerprints.max_load_factor());
+      if (static_cast<double>(need) > fits) {
+        s->fingerprints.reserve(std::max(need, 2 * s->fingerprints.size()));
+      }
     }
     entry& f = s->fingerprints[r.key];
     f.stats = std::move(r.stats);
     rebuild_tallies(f);
   }
-  snap = {};
 }
 
 void state_changes::merge_newer(state_changes&& newer) {

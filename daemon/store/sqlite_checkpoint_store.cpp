@@ -1,13 +1,16 @@
 #include "loopguard/daemon/sqlite_checkpoint_store.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
+#include <sqlite3.h>
 
 #include "fingerprint_codec.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 
 namespace loopguard::daemon {
@@ -190,6 +193,20 @@ sqlite_checkpoint_store::~sqlite_checkpoint_store() {
 }
 
 store_status sqlite_checkpoint_store::load(stored_state& out) {
+  std::vector<fingerprint_row> rows;
+  const auto s = load_streaming(out, [&](std::vector<fingerprint_row>& chunk) {
+    if (rows.empty()) {
+      rows.swap(chunk);
+    } else {
+      std::move(chunk.begin(), chunk.end(), std::back_inserter(rows));
+    }
+  });
+  out.state.fingerprints = std::move(rows);
+  return s;
+}
+
+store_status sqlite_checkpoint_store::load_streaming(stored_state& out,
+                                                     const fingerprint_sink& sink) {
   out = {};
   return guarded(path_, "loading the checkpoint", [&] {
     // A big cache would only keep a copy of the whole file after the rows are decoded.
@@ -205,24 +222,7 @@ store_status sqlite_checkpoint_store::load(stored_state& out) {
                                    static_cast<std::uint32_t>(workers.getColumn(1).getInt64()),
                                    workers.getColumn(2).getString()});
     }
-    SQLite::Statement fps(impl_->db, "SELECT swarm, kind, fp, data FROM fingerprints");
-    while (fps.executeStep()) {
-      fingerprint_row& r = out.state.fingerprints.emplace_back();
-      const SQLite::Column swarm = fps.getColumn(0);
-      const std::string_view name(swarm.getText(), static_cast<std::size_t>(swarm.getBytes()));
-      // Rows come grouped by swarm: copy the name from the previous row when it is the same.
-      if (out.state.fingerprints.size() > 1 && out.state.fingerprints.end()[-2].swarm == name) {
-        r.swarm = out.state.fingerprints.end()[-2].swarm;
-      } else {
-        r.swarm = name;
-      }
-      r.key.kind =
-          fps.getColumn(1).getInt() == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
-      r.key.value = as_uint(fps.getColumn(2).getInt64());
-      if (!decode_fingerprint(blob_of(fps.getColumn(3)), r.stats)) {
-        throw std::runtime_error("a fingerprint row has a malformed data blob");
-      }
-    }
+    load_fingerprints(sink);
     SQLite::Statement log(impl_->db, "SELECT data FROM log ORDER BY id");
     while (log.executeStep()) out.log.emplace_back(blob_of(log.getColumn(0)));
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
@@ -233,6 +233,46 @@ store_status sqlite_checkpoint_store::load(stored_state& out) {
                                as_uint(seqs.getColumn(3).getInt64())});
     }
   });
+}
+
+// On the C API: SQLite::Column copies a shared_ptr per column, a cost per row that shows at
+// 1M rows.
+void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink) {
+  sqlite3* db = impl_->db.getHandle();
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT swarm, kind, fp, data FROM fingerprints", -1, &raw, nullptr) !=
+      SQLITE_OK) {
+    throw std::runtime_error(sqlite3_errmsg(db));
+  }
+  const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> st(raw, sqlite3_finalize);
+  const auto text = [&](int col) {
+    const void* p = col == 0 ? static_cast<const void*>(sqlite3_column_text(raw, col))
+                             : sqlite3_column_blob(raw, col);
+    return std::string_view(static_cast<const char*>(p),
+                            static_cast<std::size_t>(sqlite3_column_bytes(raw, col)));
+  };
+  std::vector<fingerprint_row> chunk;
+  chunk.reserve(kLoadChunkRows);
+  std::string swarm;  // of the previous row: rows come grouped by swarm
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
+    if (const auto name = text(0); name != swarm) swarm = name;
+    fingerprint_row& r = chunk.emplace_back();
+    r.swarm = swarm;
+    r.key.kind =
+        sqlite3_column_int(raw, 1) == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
+    r.key.value = as_uint(sqlite3_column_int64(raw, 2));
+    if (!decode_fingerprint(text(3), r.stats)) {
+      throw std::runtime_error("a fingerprint row has a malformed data blob");
+    }
+    if (chunk.size() == kLoadChunkRows) {
+      sink(chunk);
+      chunk.clear();
+      chunk.reserve(kLoadChunkRows);
+    }
+  }
+  if (rc != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
+  if (!chunk.empty()) sink(chunk);
 }
 
 store_status sqlite_checkpoint_store::begin() {

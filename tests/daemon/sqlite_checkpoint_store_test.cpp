@@ -387,6 +387,41 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(test::read_bytes(path) == before);
   }
 
+  TEST_CASE("restore_from streams rows in chunks: restore equals the state digest") {
+    temp_dir dir;
+    const auto path = dir.file("lg.db");
+    swarm_rules rules;
+    rules.max_fingerprints_per_swarm = 100000;
+    swarm_service svc(rules);
+    // More rows than one chunk, in two swarms, with a log record replayed after them.
+    const auto distinct = [&](const std::string& swarm, std::uint64_t n, std::uint64_t first) {
+      std::vector<protocol::event> batch;
+      for (std::uint64_t i = 0; i < n; ++i) batch.push_back(wire_event(first + i, 10 + i, 1));
+      REQUIRE_FALSE(svc.ingest({swarm, "w0", "inc"}, batch).error.has_value());
+    };
+    distinct("s1", sqlite_checkpoint_store::kLoadChunkRows + 7, 1);
+    distinct("s2", sqlite_checkpoint_store::kLoadChunkRows / 2, 1);
+    {
+      auto store = open_ok(path);
+      std::uint64_t epoch = 0;
+      REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch, true)).ok());
+      feed(svc, "s3", 3, 1, 5);
+      REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    }
+    auto store = open_ok(path);
+    swarm_service again(rules);
+    const auto r = again.restore_from(*store);
+    REQUIRE_MESSAGE(r.load.ok(), r.load.error);
+    REQUIRE_FALSE(r.replay.has_value());
+    CHECK(r.fingerprints == 3 * sqlite_checkpoint_store::kLoadChunkRows + 14);
+    CHECK(r.records == 1);
+    CHECK(r.workers == 2);  // s3's workers are in the log
+    CHECK(digest_of(again) == digest_of(svc));
+    CHECK(digest_of(again) == load(path, nullptr, rules).digest);
+    CHECK(again.durable_seq({"s2", "w0", "inc"}) == sqlite_checkpoint_store::kLoadChunkRows / 2);
+    CHECK(again.durable_seq({"s3", "w0", "inc"}) == 3);
+  }
+
   TEST_CASE("without quick_check, load still refuses corrupted pages") {
     temp_dir dir;
     const auto path = dir.file("corrupt.db");
@@ -407,6 +442,12 @@ TEST_SUITE("sqlite_checkpoint_store") {
       const auto s = store->load(st);
       CHECK_FALSE(s.ok());
       CHECK(s.error.find(path) != std::string::npos);
+      swarm_service svc2;
+      const auto r = svc2.restore_from(*store);
+      CHECK_FALSE(r.load.ok());
+      CHECK(r.load.error.find(path) != std::string::npos);
+      CHECK(svc2.read([](const shared_economics_state& x) { return x.counters().fingerprints; }) ==
+            0);
     }
     store.reset();
     CHECK(test::read_bytes(path) == bytes);

@@ -2,6 +2,8 @@
 // fail any one of them (fault_injecting_store) and prove that a checkpoint is all or nothing.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +43,11 @@ struct stored_state {
   std::vector<sequence_row> sequences;
 };
 
+// Receives loaded fingerprint rows a chunk at a time, in key order, on the thread running
+// load_streaming(). It may swap `chunk` with another vector (e.g. one it has emptied before),
+// whose rows the store then discards: this recycles the chunks' memory.
+using fingerprint_sink = std::function<void(std::vector<fingerprint_row>& chunk)>;
+
 // Contract: between begin() and commit() every step belongs to one transaction; commit() makes
 // it durable (or fails and changes nothing); rollback() discards it. Not thread-safe: one
 // checkpointer thread owns the store.
@@ -48,6 +55,11 @@ class checkpoint_store {
  public:
   virtual ~checkpoint_store() = default;
   virtual store_status load(stored_state& out) = 0;
+  // load(), but the fingerprint rows go to `sink` as they are read (out.state.fingerprints
+  // stays empty), so that another thread can restore them meanwhile. On failure the rows
+  // already given to the sink are part of a refused file. This default loads everything,
+  // then gives the rows in one chunk.
+  virtual store_status load_streaming(stored_state& out, const fingerprint_sink& sink);
   virtual store_status begin() = 0;
   virtual store_status clear_swarm(std::string_view swarm) = 0;
   virtual store_status put_swarm(const swarm_row& row) = 0;

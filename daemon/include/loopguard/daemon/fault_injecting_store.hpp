@@ -22,6 +22,9 @@ class fault_injecting_store final : public checkpoint_store {
   bool failed() const { return failed_; }
 
   store_status load(stored_state& out) override { return inner_.load(out); }
+  store_status load_streaming(stored_state& out, const fingerprint_sink& sink) override {
+    return inner_.load_streaming(out, sink);
+  }
   store_status begin() override {
     return step([&] { return inner_.begin(); });
   }

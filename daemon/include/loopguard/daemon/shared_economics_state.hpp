@@ -97,6 +97,13 @@ class shared_economics_state {
   state_snapshot snapshot() const;
   void restore(const state_snapshot& s) { restore(state_snapshot(s)); }
   void restore(state_snapshot&& s);  // moves the rows' vectors and strings
+  // The same restore in parts, for rows that arrive in chunks: restore_begin() forgets
+  // everything; then restore_swarms() and restore_fingerprints() in any order, each row of
+  // the snapshot exactly once. restore_fingerprints() moves each row's stats out, leaving the
+  // rows for the caller to reuse.
+  void restore_begin();
+  void restore_swarms(const std::vector<swarm_row>& swarms, const std::vector<worker_row>& workers);
+  void restore_fingerprints(std::vector<fingerprint_row>& rows);
 
  private:
   struct worker_tally {

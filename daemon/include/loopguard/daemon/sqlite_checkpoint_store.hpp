@@ -2,6 +2,7 @@
 // PRAGMA user_version, our application_id, exclusive locking (one daemon per file).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,7 +35,11 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   }
   ~sqlite_checkpoint_store() override;
 
+  // Rows per chunk given to a fingerprint_sink.
+  static constexpr std::size_t kLoadChunkRows = 4096;
+
   store_status load(stored_state& out) override;
+  store_status load_streaming(stored_state& out, const fingerprint_sink& sink) override;
   store_status begin() override;
   store_status clear_swarm(std::string_view swarm) override;
   store_status put_swarm(const swarm_row& row) override;
@@ -52,6 +57,7 @@ class sqlite_checkpoint_store final : public checkpoint_store {
  private:
   struct impl;
   sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p);
+  void load_fingerprints(const fingerprint_sink& sink);  // throws on a malformed row
   std::string path_;
   std::unique_ptr<impl> impl_;
 };

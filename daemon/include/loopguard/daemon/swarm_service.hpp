@@ -40,6 +40,16 @@ class swarm_service {
     return restore(stored_state(stored));
   }
 
+  // restore(), loading from `store` directly: its rows are decoded on a second thread while
+  // this one inserts them into the state. `load` fails: the state is empty; `replay` set: the
+  // log cannot be replayed. Either way the file is refused.
+  struct restore_report {
+    store_status load;
+    std::optional<std::string> replay;
+    std::size_t fingerprints = 0, workers = 0, sequences = 0, records = 0;
+  };
+  restore_report restore_from(checkpoint_store& store);
+
   // Applies a batch in order. An event at or below the last applied sequence number is a
   // duplicate and skipped; one beyond the next expected number stops the batch with a
   // sequence_gap error (events before it stay applied).

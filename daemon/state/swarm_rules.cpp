@@ -96,17 +96,19 @@ std::optional<std::string> parse_swarm_rules(const nlohmann::json& j, swarm_rule
   }
   swarm_rules r = out;
   std::uint64_t v = 0;
-  const std::uint64_t big = std::numeric_limits<std::uint32_t>::max();
-  if (v = r.threshold; auto e = read_uint(j, "threshold", 0, big, v)) return e;
+  // Each key's own range here, so a mistyped or negative value is reported with it; the
+  // ranges that depend on other keys (absolute_cap, critical_at) are checked by validate().
+  const std::uint64_t cap = swarm_rules::kMaxWindowCalls;
+  if (v = r.threshold; auto e = read_uint(j, "threshold", 1, cap, v)) return e;
   r.threshold = static_cast<std::uint32_t>(v);
-  if (v = r.min_workers; auto e = read_uint(j, "min_workers", 0, big, v)) return e;
+  if (v = r.min_workers; auto e = read_uint(j, "min_workers", 1, kMaxMinWorkers, v)) return e;
   r.min_workers = static_cast<std::uint32_t>(v);
-  if (v = r.absolute_cap; auto e = read_uint(j, "absolute_cap", 0, big, v)) return e;
+  if (v = r.absolute_cap; auto e = read_uint(j, "absolute_cap", 1, cap, v)) return e;
   r.absolute_cap = static_cast<std::uint32_t>(v);
-  if (v = r.critical_at; auto e = read_uint(j, "critical_at", 0, big, v)) return e;
+  if (v = r.critical_at; auto e = read_uint(j, "critical_at", 0, cap, v)) return e;
   r.critical_at = static_cast<std::uint32_t>(v);
   if (v = r.max_fingerprints_per_swarm;
-      auto e = read_uint(j, "max_fingerprints_per_swarm", 0, kMaxFingerprints * 10, v)) {
+      auto e = read_uint(j, "max_fingerprints_per_swarm", kMinFingerprints, kMaxFingerprints, v)) {
     return e;
   }
   r.max_fingerprints_per_swarm = static_cast<std::size_t>(v);

@@ -48,18 +48,31 @@ chain count_chain(const call_history& history, const call_record& current, std::
   return c;
 }
 
+namespace {
+
+// The longer of the consecutive run and the window count, as the rule's mode asks.
+chain longest_chain(const call_history& history, const call_record& current,
+                    const repeat_rule& rule, bool outcome_aware,
+                    const std::function<bool(const call_record&)>& is_occurrence) {
+  chain best;
+  if (rule.mode != count_mode::window) {
+    best = count_chain(history, current, rule.window, true, outcome_aware, is_occurrence);
+  }
+  if (rule.mode != count_mode::consecutive) {
+    const chain w = count_chain(history, current, rule.window, false, outcome_aware, is_occurrence);
+    if (w.count > best.count) best = w;
+  }
+  return best;
+}
+
+}  // namespace
+
 std::optional<finding> check_exact(const call_history& history, const call_record& current,
                                    const repeat_rule& rule, const ladder& steps, bool outcome_aware,
                                    std::uint32_t total_calls) {
-  const auto same = [&](const call_record& r) { return r.fp.exact == current.fp.exact; };
-  chain best;
-  if (rule.mode != count_mode::window) {
-    best = count_chain(history, current, rule.window, true, outcome_aware, same);
-  }
-  if (rule.mode != count_mode::consecutive) {
-    const chain w = count_chain(history, current, rule.window, false, outcome_aware, same);
-    if (w.count > best.count) best = w;
-  }
+  const chain best =
+      longest_chain(history, current, rule, outcome_aware,
+                    [&](const call_record& r) { return r.fp.exact == current.fp.exact; });
   finding f;
   f.detector = detector_id::exact;
   f.identity = current.fp.exact;
@@ -88,15 +101,9 @@ std::optional<finding> check_exact(const call_history& history, const call_recor
 std::optional<finding> check_structural(const call_history& history, const call_record& current,
                                         const repeat_rule& rule, const ladder& steps,
                                         bool outcome_aware) {
-  const auto same = [&](const call_record& r) { return r.fp.structural == current.fp.structural; };
-  chain best;
-  if (rule.mode != count_mode::window) {
-    best = count_chain(history, current, rule.window, true, outcome_aware, same);
-  }
-  if (rule.mode != count_mode::consecutive) {
-    const chain w = count_chain(history, current, rule.window, false, outcome_aware, same);
-    if (w.count > best.count) best = w;
-  }
+  const chain best =
+      longest_chain(history, current, rule, outcome_aware,
+                    [&](const call_record& r) { return r.fp.structural == current.fp.structural; });
   if (!fires(best.count, steps)) return std::nullopt;
   finding f;
   f.detector = detector_id::structural;

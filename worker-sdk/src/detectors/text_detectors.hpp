@@ -57,7 +57,7 @@ class content_loop_detector {
   // Chunk index: an open-addressing table from a chunk's rolling hash to the newest position it
   // was seen at; prev_[pos] links each position to the previous one with the same chunk, so the
   // last N occurrences are a walk along the links. `generation_` empties the table in O(1).
-  struct slot {  // 8 bytes: the table for the default 5000 bytes is 64 KiB
+  struct slot {                    // 8 bytes: the table for the default 5000 bytes is 64 KiB
     std::uint16_t tag = 0;         // 16 more bits of the rolling hash than the slot index
     std::uint16_t generation = 0;  // the slot is empty unless this equals generation_
     std::uint32_t last = 0;        // newest position of the chunk

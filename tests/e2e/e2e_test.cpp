@@ -254,6 +254,27 @@ TEST_SUITE("e2e") {
     CHECK(good.wait_ack(next, 5s));
   }
 
+  TEST_CASE("the connection limit: too_many_connections, 1013, the others keep working" *
+            doctest::timeout(30)) {
+    test::temp_dir dir;
+    std::ofstream(dir.file("config.json")) << R"({"limits": {"max_connections": 2}})";
+    daemon_process d(dir.file(""), dir.file("lg.db"), {"--config", dir.file("config.json")});
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    ws_client first(d.port());
+    REQUIRE(first.hello("s", "w1", "i1") == 0u);
+    ws_client second(d.port());
+    REQUIRE(second.hello("s", "w2", "i2") == 0u);
+    ws_client third(d.port());
+    const auto e = third.next_of("error", 5s);
+    REQUIRE(e);
+    CHECK((*e)["code"] == "too_many_connections");
+    CHECK(third.wait_closed(5s) == 1013);
+    for (ws_client* c : {&first, &second}) {
+      c->send(batch(1, 1, 1));
+      CHECK(c->wait_ack(1, 5s));
+    }
+  }
+
   TEST_CASE("binary batches, swarm_complete and the HTTP endpoints" * doctest::timeout(30)) {
     test::temp_dir dir;
     daemon_process d(dir.file(""), dir.file("lg.db"));

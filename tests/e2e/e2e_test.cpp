@@ -175,7 +175,7 @@ TEST_SUITE("e2e") {
     test::temp_dir dir;
     std::ofstream(dir.file("token")) << "s3cret\n";
     daemon_process d(dir.file(""), dir.file("lg.db"),
-                     {"--token-file", dir.file("token"), "--idle-timeout", "300"});
+                     {"--token-file", dir.file("token"), "--idle-timeout", "2000"});
     REQUIRE_MESSAGE(d.port() != 0, d.log());
     ws_client good(d.port());
     REQUIRE(good.hello("s", "good", "i", "s3cret") == 0u);
@@ -230,8 +230,9 @@ TEST_SUITE("e2e") {
     }
     SUBCASE("an idle connection: idle_timeout") {
       ws_client c(d.port());
-      // `good` stays active meanwhile; `c` says nothing.
-      for (std::uint64_t s = 1; s <= 4; ++s) {
+      // `good` stays active meanwhile (a batch every ~100 ms, far inside the 2 s timeout even on
+      // a loaded machine); `c` says nothing for longer than the timeout.
+      for (std::uint64_t s = 1; s <= 25; ++s) {
         good.send(batch(s, s, 1));
         REQUIRE(good.wait_ack(s, 5s));
         std::this_thread::sleep_for(100ms);

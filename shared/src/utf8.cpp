@@ -48,7 +48,103 @@ char32_t decode_one(std::string_view s, std::size_t& i) {
   return cp;
 }
 
+// Length of the well-formed sequence at s[i] (a non-ASCII lead byte), 0 when ill-formed.
+std::size_t valid_length(std::string_view s, std::size_t i) {
+  std::size_t j = i;
+  const char32_t cp = decode_one(s, j);
+  if (cp != replacement_character) return j - i;
+  // decode_one answers U+FFFD for a real U+FFFD too (EF BF BD): tell the two apart.
+  return j - i == 3 && s.substr(i, 3) == "\xEF\xBF\xBD" ? 3 : 0;
+}
+
+// Combining marks, variation selectors and joiners: they belong to the character before them.
+constexpr bool extends_previous(char32_t cp) {
+  return (cp >= 0x0300 && cp <= 0x036F) || (cp >= 0x1AB0 && cp <= 0x1AFF) ||
+         (cp >= 0x1DC0 && cp <= 0x1DFF) || (cp >= 0x20D0 && cp <= 0x20FF) ||
+         (cp >= 0xFE00 && cp <= 0xFE0F) || (cp >= 0xFE20 && cp <= 0xFE2F) || cp == 0x200D ||
+         (cp >= 0xE0100 && cp <= 0xE01EF) || (cp >= 0x1F3FB && cp <= 0x1F3FF);
+}
+
 }  // namespace
+
+bool is_valid(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    const std::size_t n = valid_length(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::size_t repair_append(std::string_view s, std::string& out) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  std::size_t repairs = 0;
+  std::size_t run = 0;  // start of the pending run of well-formed bytes
+  std::size_t i = 0;
+  while (i < s.size()) {
+    if (static_cast<unsigned char>(s[i]) < 0x80) {
+      ++i;
+      continue;
+    }
+    if (const std::size_t n = valid_length(s, i); n != 0) {
+      i += n;
+      continue;
+    }
+    out.append(s.data() + run, i - run);
+    decode_one(s, i);  // skips the maximal subpart
+    out += kReplacement;
+    ++repairs;
+    run = i;
+  }
+  out.append(s.data() + run, s.size() - run);
+  return repairs;
+}
+
+std::string repair(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  repair_append(s, out);
+  return out;
+}
+
+std::size_t repair_in_place(std::string& s) {
+  if (is_valid(s)) return 0;
+  std::string out;
+  out.reserve(s.size() + 8);
+  const std::size_t n = repair_append(s, out);
+  s.swap(out);
+  return n;
+}
+
+std::size_t cut_point(std::string_view s, std::size_t max_bytes) {
+  if (s.size() <= max_bytes) return s.size();
+  std::size_t n = max_bytes;
+  while (n > 0 && is_continuation(static_cast<unsigned char>(s[n]))) --n;
+  // Back off over marks that extend the character before the cut, and that character.
+  constexpr int kMaxBackoff = 8;
+  std::size_t m = n;
+  for (int step = 0; step < kMaxBackoff && m > 0; ++step) {
+    std::size_t at = m;  // the code point starting at `at` must not extend the one before it
+    std::size_t j = at;
+    const char32_t next = at < s.size() ? (static_cast<unsigned char>(s[at]) < 0x80
+                                               ? static_cast<char32_t>(s[at])
+                                               : decode_one(s, j))
+                                        : 0;
+    if (!extends_previous(next)) return m;
+    --m;
+    while (m > 0 && is_continuation(static_cast<unsigned char>(s[m]))) --m;
+  }
+  return n;  // a long run of marks: cut at the code point boundary
+}
+
+std::string_view cut(std::string_view s, std::size_t max_bytes) {
+  return s.substr(0, cut_point(s, max_bytes));
+}
 
 bool is_ascii(std::string_view s) {
   std::size_t i = 0;

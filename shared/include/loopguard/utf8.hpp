@@ -1,7 +1,9 @@
-// UTF-8 <-> UTF-32 conversion for the similarity scorers and anything else that works on code
-// points. Pure functions; no allocation beyond the returned or appended-to string.
+// UTF-8: conversion to and from code points for the similarity scorers, and the one repair rule
+// every string from outside goes through (docs/operations.md, "Hostile input"). Pure functions;
+// no allocation beyond the returned or appended-to string.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -26,5 +28,24 @@ void encode_append(std::u32string_view s, std::string& out);
 
 // True when every byte is below 0x80, i.e. bytes and code points coincide.
 bool is_ascii(std::string_view s);
+
+// True when `s` is well-formed UTF-8 (no surrogates, nothing above U+10FFFF, no overlongs).
+bool is_valid(std::string_view s);
+
+// The repair rule: each maximal ill-formed subsequence becomes U+FFFD, as decode() reads it, so
+// repairing is idempotent and valid text is left byte for byte. The _append form appends to
+// `out` and returns how many replacements it made; repair_in_place does not allocate when `s`
+// is already valid.
+std::size_t repair_append(std::string_view s, std::string& out);
+std::string repair(std::string_view s);
+std::size_t repair_in_place(std::string& s);
+
+// The longest prefix of valid UTF-8 `s` of at most `max_bytes` bytes that ends at a code point
+// boundary and does not separate a base character from the combining marks, variation
+// selectors or zero-width joiners that follow it (when backing off over those costs at most a
+// few code points; otherwise at the code point boundary).
+std::size_t cut_point(std::string_view s, std::size_t max_bytes);
+// s.substr(0, cut_point(s, max_bytes)).
+std::string_view cut(std::string_view s, std::size_t max_bytes);
 
 }  // namespace loopguard::utf8

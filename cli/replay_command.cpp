@@ -2,11 +2,13 @@
 // (docs/trace-format.md). Every worker gets its own manager; detections go to stdout as JSON
 // Lines, a summary to stderr.
 #include <fstream>
+#include <sstream>
 #include <iostream>
 #include <map>
 
 #include "commands.hpp"
 #include "loopguard/canonical_json.hpp"
+#include "loopguard/json_input.hpp"
 #include "loopguard/execution_economics_manager.hpp"
 #include "loopguard/presets.hpp"
 #include "replay_swarm.hpp"
@@ -138,15 +140,14 @@ std::optional<std::string> load_config(const options& o, manager_config& out) {
     out = *p;
     return std::nullopt;
   }
-  std::ifstream in(o.config_file);
+  std::ifstream in(o.config_file, std::ios::binary);
   if (!in) return o.config_file + ": cannot open";
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error& e) {
-    return o.config_file + ": not valid JSON: " + e.what();
-  }
-  if (auto err = parse_config(doc, out)) return o.config_file + ": " + *err;
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  const std::string text = std::move(whole).str();
+  json_input::document doc;
+  if (auto err = json_input::parse(text, doc)) return o.config_file + ": " + *err;
+  if (auto err = parse_config(doc.value, out)) return o.config_file + ": " + *err;
   if (auto err = swarm_replay::validate(out)) return o.config_file + ": " + *err;
   return std::nullopt;
 }

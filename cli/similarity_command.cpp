@@ -16,6 +16,7 @@
 #include "commands.hpp"
 #include "loopguard/similarity.hpp"
 #include "loopguard/utf8.hpp"
+#include "loopguard/json_input.hpp"
 
 namespace loopguard::cli {
 namespace {
@@ -54,12 +55,9 @@ std::vector<input_pair> read_pairs(const std::string& path, bool process) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (text.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = path + ":" + std::to_string(line) + ": ";
-    nlohmann::json record;
-    try {
-      record = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error&) {
-      fail(where + "not a JSON value");
-    }
+    json_input::document doc;
+    if (auto err = json_input::parse(text, doc)) fail(where + *err);
+    const nlohmann::json& record = doc.value;
     if (!record.is_object()) fail(where + "expected a JSON object with string fields a and b");
     input_pair pair{line, {}, {}};
     for (const char* field : {"a", "b"}) {
@@ -96,7 +94,7 @@ void run(const similarity_options& options) {
     for (sim::scorer s : scorers) {
       out[std::string(sim::scorer_name(s))] = sim::score(s, pair.a, pair.b, options.cutoff);
     }
-    std::cout << out.dump() << '\n';
+    std::cout << json_input::dump(out) << '\n';
   }
   std::cout.flush();
 }

@@ -107,6 +107,11 @@ int main(int argc, char** argv) {
       "{:.3f} s",
       restored.fingerprints, restored.workers, restored.sequences, restored.records, db,
       took.count());
+  if (restored.repaired > 0) {
+    spdlog::warn("repaired {} stored names or texts that were not valid UTF-8 (invalid bytes are now "
+                 "U+FFFD; docs/operations.md, \"Hostile input\")",
+                 restored.repaired);
+  }
 
   daemon_metrics metrics;
   auto ctx = std::make_shared<server_context>(service, metrics);

@@ -5,6 +5,8 @@
 #include <thread>
 #include <utility>
 
+#include "loopguard/utf8.hpp"
+
 namespace loopguard::daemon {
 namespace {
 
@@ -61,12 +63,30 @@ class chunk_channel {
   bool closed_ = false, aborted_ = false;
 };
 
+// What is on disk is repaired, not trusted: a database written before names were checked at
+// the boundary may hold strings that are not valid UTF-8 (utf8::repair's rule).
+std::size_t repair(std::string& s) {
+  return utf8::repair_in_place(s);
+}
+std::size_t repair(fingerprint_row& r) {
+  return repair(r.swarm) + repair(r.stats.tool) + repair(r.stats.summary);
+}
+std::size_t repair(stored_state& st) {
+  std::size_t n = 0;
+  for (auto& r : st.state.swarms) n += repair(r.swarm);
+  for (auto& r : st.state.workers) n += repair(r.swarm) + repair(r.name);
+  for (auto& r : st.state.fingerprints) n += repair(r);
+  for (auto& r : st.sequences) n += repair(r.id.swarm) + repair(r.id.worker) + repair(r.id.incarnation);
+  return n;
+}
+
 }  // namespace
 
 swarm_service::swarm_service(swarm_rules rules) : state_(std::move(rules)) {}
 
 std::optional<std::string> swarm_service::restore(stored_state&& stored) {
   std::lock_guard lock(mu_);
+  repair(stored);
   state_.restore(std::move(stored.state));
   ledger_.restore(stored.sequences);
   log_bytes_ = 0;
@@ -93,6 +113,7 @@ swarm_service::restore_report swarm_service::restore_from(checkpoint_store& stor
     std::vector<fingerprint_row> chunk;
     while (channel.pop(chunk)) {
       r.fingerprints += chunk.size();
+      for (auto& row : chunk) r.repaired += repair(row);
       state_.restore_fingerprints(chunk);
       channel.recycle(std::move(chunk));
     }
@@ -106,6 +127,7 @@ swarm_service::restore_report swarm_service::restore_from(checkpoint_store& stor
     state_.restore_begin();
     return r;
   }
+  r.repaired += repair(stored);  // the fingerprint rows went through the chunks above
   state_.restore_swarms(stored.state.swarms, stored.state.workers);
   r.workers = stored.state.workers.size();
   r.sequences = stored.sequences.size();
@@ -113,7 +135,7 @@ swarm_service::restore_report swarm_service::restore_from(checkpoint_store& stor
   ledger_.restore(stored.sequences);
   log_bytes_ = 0;
   for (const auto& record : stored.log) {
-    if ((r.replay = replay_log_record(record, state_))) return r;
+    if ((r.replay = replay_log_record(record, state_, &r.repaired))) return r;
     log_bytes_ += record.size();
   }
   return r;

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include "loopguard/json_input.hpp"
 
 namespace loopguard::daemon {
 namespace {
@@ -15,7 +16,7 @@ std::optional<std::string> read_count(const nlohmann::json& j, const char* key, 
   if (!it->is_number_integer() || it->get<std::int64_t>() < 0 || it->get<std::uint64_t>() < lo ||
       it->get<std::uint64_t>() > hi) {
     return std::string("limits.") + key + ": must be an integer in " + std::to_string(lo) + ".." +
-           std::to_string(hi) + ", got " + it->dump();
+           std::to_string(hi) + ", got " + json_input::dump(*it);
   }
   out = it->get<std::uint64_t>();
   return std::nullopt;
@@ -48,10 +49,15 @@ std::optional<std::string> parse_limits(const nlohmann::json& j, server_limits& 
 }  // namespace
 
 std::optional<std::string> load_config(const std::string& path, daemon_config& out) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) return path + ": cannot read the config file";
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return path + ": not a JSON object";
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  const std::string text = std::move(whole).str();
+  json_input::document doc;
+  if (auto e = json_input::parse(text, doc)) return path + ": " + *e;
+  const nlohmann::json& j = doc.value;
+  if (!j.is_object()) return path + ": not a JSON object";
   daemon_config c = out;
   for (const auto& [key, v] : j.items()) {
     std::optional<std::string> e;
@@ -61,7 +67,7 @@ std::optional<std::string> load_config(const std::string& path, daemon_config& o
       e = parse_limits(v, c.limits);
     } else if (key == "checkpoint_interval_ms") {
       if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > 60000) {
-        e = "checkpoint_interval_ms: must be an integer in 1..60000, got " + v.dump();
+        e = "checkpoint_interval_ms: must be an integer in 1..60000, got " + json_input::dump(v);
       } else {
         c.checkpoint_interval = std::chrono::milliseconds(v.get<std::int64_t>());
       }

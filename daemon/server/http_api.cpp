@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "loopguard/hex.hpp"
+#include "loopguard/utf8.hpp"
+#include "loopguard/json_input.hpp"
 
 namespace loopguard::daemon {
 namespace {
@@ -53,7 +55,7 @@ json verdict_json(const global_verdict& v) {
 
 http_reply swarm_detail(std::string_view name, const shared_economics_state& s) {
   const auto sum = s.summary(name);
-  if (!sum) return {404, "application/json", json{{"error", "no such swarm"}}.dump() + "\n"};
+  if (!sum) return {404, "application/json", json_input::dump(json{{"error", "no such swarm"}}) + "\n"};
   json j = summary_json(*sum);
   j["worker_names"] = s.worker_names(name);
   json top = json::array();
@@ -73,7 +75,7 @@ http_reply swarm_detail(std::string_view name, const shared_economics_state& s) 
   json verdicts = json::array();
   for (const auto& v : s.verdicts(name)) verdicts.push_back(verdict_json(v));
   j["verdicts"] = std::move(verdicts);
-  return {200, "application/json", j.dump() + "\n"};
+  return {200, "application/json", json_input::dump(j) + "\n"};
 }
 
 }  // namespace
@@ -82,7 +84,7 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
                  const daemon_metrics& metrics) {
   if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
   if (method != "GET" && method != "HEAD") {
-    return {405, "application/json", json{{"error", "only GET"}}.dump() + "\n"};
+    return {405, "application/json", json_input::dump(json{{"error", "only GET"}}) + "\n"};
   }
   if (target == "/healthz") return {200, "text/plain", "ok\n"};
   if (target == "/metrics") {
@@ -94,16 +96,20 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
     return service.read([](const shared_economics_state& s) {
       json list = json::array();
       for (const auto& sum : s.swarms()) list.push_back(summary_json(sum));
-      return http_reply{200, "application/json", json{{"swarms", list}}.dump() + "\n"};
+      return http_reply{200, "application/json", json_input::dump(json{{"swarms", list}}) + "\n"};
     });
   }
   constexpr std::string_view prefix = "/api/swarms/";
   if (target.starts_with(prefix) && target.size() > prefix.size()) {
     const auto name = percent_decode(target.substr(prefix.size()));
-    if (!name) return {400, "application/json", json{{"error", "bad swarm id"}}.dump() + "\n"};
+    if (!name) return {400, "application/json", json_input::dump(json{{"error", "bad swarm id"}}) + "\n"};
+    if (!utf8::is_identifier(*name)) {
+      return {400, "application/json",
+              json_input::dump(json{{"error", "the swarm id is not valid UTF-8"}}) + "\n"};
+    }
     return service.read([&](const shared_economics_state& s) { return swarm_detail(*name, s); });
   }
-  return {404, "application/json", json{{"error", "not found"}}.dump() + "\n"};
+  return {404, "application/json", json_input::dump(json{{"error", "not found"}}) + "\n"};
 }
 
 }  // namespace loopguard::daemon

@@ -3,7 +3,10 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <spdlog/spdlog.h>
+
 #include "http_api.hpp"
+#include "loopguard/utf8.hpp"
 #include "websocket_session.hpp"
 
 namespace loopguard::daemon {
@@ -38,11 +41,20 @@ void http_session::on_read(beast::error_code ec, std::size_t) {
   if (ec) return;  // closed, timed out or malformed: drop the connection
   if (beast::websocket::is_upgrade(parser_->get())) {
     stream_.expires_never();
-    std::make_shared<websocket_session>(stream_.release_socket(), ctx_)->run(parser_->release());
+    std::make_shared<websocket_session>(stream_.release_socket(), std::move(buffer_), ctx_)
+        ->run(parser_->release());
     return;
   }
   const auto& req = parser_->get();
-  http_reply r = route(req.method_string(), req.target(), ctx_->service, ctx_->metrics);
+  http_reply r;
+  // No exception leaves a handler: the request that failed gets a 500, the daemon goes on.
+  try {
+    r = route(req.method_string(), req.target(), ctx_->service, ctx_->metrics);
+  } catch (const std::exception& e) {
+    spdlog::error("internal error answering {} {}: {}", std::string(req.method_string()),
+                  utf8::repair(req.target()), utf8::repair(e.what()));
+    r = {500, "application/json", "{\"error\":\"internal error\"}\n"};
+  }
   http::response<http::string_body> res{static_cast<http::status>(r.status), req.version()};
   res.set(http::field::server, "loopguardd");
   res.set(http::field::content_type, r.content_type);

@@ -5,6 +5,7 @@
 #include <boost/asio/post.hpp>
 
 #include "loopguard/daemon/checkpointer.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::daemon {
 
@@ -25,9 +26,13 @@ protocol::verdict to_wire(const global_verdict& v) {
 
 }  // namespace
 
-websocket_session::websocket_session(net::ip::tcp::socket&& socket,
+websocket_session::websocket_session(net::ip::tcp::socket&& socket, beast::flat_buffer&& already_read,
                                      std::shared_ptr<server_context> ctx)
-    : ws_(std::move(socket)), ctx_(std::move(ctx)), idle_timer_(ws_.get_executor()) {}
+    : ws_(std::move(socket)), ctx_(std::move(ctx)), idle_timer_(ws_.get_executor()) {
+  auto& front = ws_.next_layer().buffer();
+  const auto n = already_read.size();
+  front.commit(net::buffer_copy(front.prepare(n), already_read.data()));
+}
 
 websocket_session::~websocket_session() {
   if (id_) ctx_->registry.remove(id_->swarm, this);
@@ -88,24 +93,36 @@ void websocket_session::on_read(beast::error_code ec, std::size_t bytes) {
                      close_code::too_big);
   }
   const auto data = buffer_.data();
-  const std::string_view text(static_cast<const char*>(data.data()), data.size());
-  protocol::message m;
-  std::optional<protocol::error> err;
-  if (ws_.got_text()) {
-    err = protocol::parse(text, m);
-  } else {
-    protocol::events batch;
-    err = protocol::decode_binary(text, batch);
-    if (!err) m = std::move(batch);
+  const std::string_view frame(static_cast<const char*>(data.data()), data.size());
+  // No exception leaves a handler: one bad message costs its own connection, never the daemon.
+  try {
+    handle_frame(frame, ws_.got_text());
+  } catch (const std::exception& e) {
+    spdlog::error("internal error on a worker connection{}: {}",
+                  id_ ? " of swarm " + id_->swarm : std::string(), utf8::repair(e.what()));
+    fail_with({std::string(protocol::codes::internal), "internal error; the message was not applied"},
+              close_code::internal_error);
   }
   buffer_.consume(buffer_.size());
+  if (!closing_) do_read();
+}
+
+void websocket_session::handle_frame(std::string_view bytes, bool text) {
+  protocol::message m;
+  std::optional<protocol::error> err;
+  if (text) {
+    err = protocol::parse(bytes, m);
+  } else {
+    protocol::events batch;
+    err = protocol::decode_binary(bytes, batch);
+    if (!err) m = std::move(batch);
+  }
   if (err) {
     return fail_with(*err, err->code == protocol::codes::batch_too_large
                                ? close_code::too_big
                                : close_code::policy_error);
   }
   handle(std::move(m));
-  if (!closing_) do_read();
 }
 
 void websocket_session::handle(protocol::message&& m) {

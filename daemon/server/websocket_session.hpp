@@ -15,13 +15,17 @@
 #include <utility>
 
 #include "loopguard/protocol.hpp"
+#include "buffered_stream.hpp"
 #include "server_context.hpp"
 
 namespace loopguard::daemon {
 
 class websocket_session : public std::enable_shared_from_this<websocket_session> {
  public:
-  websocket_session(boost::asio::ip::tcp::socket&& socket, std::shared_ptr<server_context> ctx);
+  // `already_read`: bytes read from the socket past the HTTP upgrade request; they are the
+  // first bytes of the WebSocket stream.
+  websocket_session(boost::asio::ip::tcp::socket&& socket, boost::beast::flat_buffer&& already_read,
+                    std::shared_ptr<server_context> ctx);
   ~websocket_session();
 
   void run(boost::beast::http::request<boost::beast::http::string_body> req);
@@ -36,6 +40,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void do_read();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
   void handle(protocol::message&& m);
+  void handle_frame(std::string_view bytes, bool text);
   void on_hello(protocol::hello&& m);
   void on_events(const protocol::events& m);
   void on_gap(const protocol::gap& m);
@@ -48,7 +53,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void start_idle_timer();
   void on_idle(boost::beast::error_code ec);
 
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::websocket::stream<buffered_tcp_stream> ws_;
   std::shared_ptr<server_context> ctx_;
   boost::beast::flat_buffer buffer_;
   boost::asio::steady_timer idle_timer_;

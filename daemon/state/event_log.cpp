@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "loopguard/daemon/byte_codec.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::daemon {
 namespace {
@@ -50,7 +51,11 @@ std::string event_log_writer::take() {
 }
 
 std::optional<std::string> replay_log_record(std::string_view record,
-                                             shared_economics_state& state) {
+                                             shared_economics_state& state,
+                                             std::size_t* repaired) {
+  // Written before names were checked at the boundary, a record may hold invalid UTF-8.
+  std::size_t fixed = 0;
+  const auto repair = [&](std::string& s) { fixed += utf8::repair_in_place(s); };
   byte_reader r(record);
   std::uint8_t format = 0;
   if (!r.get(format) || format != event_log_writer::kFormat) {
@@ -67,6 +72,8 @@ std::optional<std::string> replay_log_record(std::string_view record,
         if (!r.str(a) || !r.str(b)) return "a log record has a truncated context";
         e.swarm = a;
         e.worker = b;
+        repair(e.swarm);
+        repair(e.worker);
         has_context = true;
         break;
       case op::event: {
@@ -79,20 +86,26 @@ std::optional<std::string> replay_log_record(std::string_view record,
         if (!has_context) return "a log record has an event before its context";
         e.tool = a;
         e.summary = b;
+        repair(e.tool);
+        repair(e.summary);
         e.ok = (flags & kOk) != 0;
         e.result = (flags & kHasResult) ? std::optional<std::uint64_t>(result) : std::nullopt;
         state.apply(e);
         break;
       }
-      case op::complete:
+      case op::complete: {
         if (!r.str(a)) return "a log record has a truncated swarm_complete";
-        state.complete(a);
+        std::string swarm(a);
+        repair(swarm);
+        state.complete(swarm);
         break;
+      }
       default:
         return "a log record has an unknown operation (" + std::to_string(static_cast<int>(o)) +
                ")";
     }
   }
+  if (repaired) *repaired += fixed;
   return std::nullopt;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cmath>
 #include <utility>
 
 #include "loopguard/daemon/nudge_text.hpp"
@@ -12,10 +13,25 @@ shared_economics_state::shared_economics_state(swarm_rules rules) : rules_(std::
   assert(!validate(rules_));  // callers validate configs before building a state
 }
 
-std::vector<global_verdict> shared_economics_state::apply(const swarm_event& e) {
+double shared_economics_state::clock_time(const swarm& s, double t) const {
+  if (!std::isfinite(t)) t = s.has_t ? s.latest_t : 0;  // decoders refuse these; be total
+  if (!s.has_t) return t;
+  return std::min(t, s.latest_t + rules_.window_seconds);
+}
+
+std::vector<global_verdict> shared_economics_state::apply(const swarm_event& raw) {
   ++events_;
-  auto [it, inserted] = swarms_.try_emplace(e.swarm);
+  auto [it, inserted] = swarms_.try_emplace(raw.swarm);
   swarm& s = it->second;
+  // The event's time under the swarm clock rule (docs/protocol.md, "Time"): one event moves
+  // the clock forward by one window at most.
+  swarm_event clocked;
+  const bool moved = raw.t != clock_time(s, raw.t);
+  if (moved) {
+    clocked = raw;
+    clocked.t = clock_time(s, raw.t);
+  }
+  const swarm_event& e = moved ? clocked : raw;
   s.latest_t = s.has_t ? std::max(s.latest_t, e.t) : e.t;
   s.has_t = true;
   s.dirty = true;

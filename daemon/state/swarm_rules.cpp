@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <string_view>
+#include "loopguard/json_input.hpp"
 
 namespace loopguard::daemon {
 namespace {
@@ -13,7 +14,7 @@ constexpr std::uint64_t kMinFingerprints = 16;
 constexpr std::uint64_t kMaxFingerprints = 100000000;
 
 std::string range_error(std::string_view key, std::string_view range, const nlohmann::json& v) {
-  return "swarm." + std::string(key) + ": must be " + std::string(range) + ", got " + v.dump();
+  return "swarm." + std::string(key) + ": must be " + std::string(range) + ", got " + json_input::dump(v);
 }
 
 // Reads an unsigned integer in [lo, hi] from j[key] into out; absent keys are left alone.
@@ -77,7 +78,7 @@ std::optional<std::string> validate(const swarm_rules& r) {
 }
 
 std::optional<std::string> parse_swarm_rules(const nlohmann::json& j, swarm_rules& out) {
-  if (!j.is_object()) return "swarm: must be an object, got " + j.dump();
+  if (!j.is_object()) return "swarm: must be an object, got " + json_input::dump(j);
   static constexpr std::string_view kKeys[] = {"threshold",
                                                "min_workers",
                                                "window_seconds",

@@ -3,13 +3,18 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdint>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
+
+#include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard {
 namespace {
 
-// Nesting deeper than this is refused rather than risking the stack.
-constexpr int kMaxDepth = 512;
+// Nesting deeper than this is refused rather than risking the stack (json_input's limit).
+constexpr std::size_t kMaxDepth = json_input::kMaxDepth;
 
 // Appends `{"key":value,...}` for members already in canonical order.
 void append_members(std::string& out, const std::vector<canonical_args::member>& members) {
@@ -62,9 +67,10 @@ class parser {
   }
 
   // Members of an object at pos_ ('{'), sorted, duplicates resolved, skip keys dropped.
+  // `depth`: containers around this one.
   bool object_members(const key_set* skip, std::vector<canonical_args::member>& members,
-                      int depth) {
-    if (depth > kMaxDepth) return false;
+                      std::size_t depth) {
+    if (depth >= kMaxDepth) return false;
     ++pos_;  // '{'
     ws();
     if (peek() == '}') {
@@ -108,8 +114,7 @@ class parser {
     return true;
   }
 
-  bool value(std::string& out, const key_set* skip, int depth, std::string* text) {
-    if (depth > kMaxDepth) return false;
+  bool value(std::string& out, const key_set* skip, std::size_t depth, std::string* text) {
     switch (peek()) {
       case '{': {
         std::vector<canonical_args::member> members;
@@ -118,6 +123,7 @@ class parser {
         return true;
       }
       case '[': {
+        if (depth >= kMaxDepth) return false;
         ++pos_;
         out += '[';
         ws();
@@ -213,8 +219,13 @@ class parser {
     }
     double d;
     auto r = std::from_chars(lit.data(), lit.data() + lit.size(), d);
-    if (r.ec == std::errc::result_out_of_range) return false;  // nlohmann refuses these too
-    if (r.ec != std::errc() || r.ptr != lit.data() + lit.size()) return false;
+    if (r.ec == std::errc::result_out_of_range) {
+      // As nlohmann (strtod): too large is refused, too small rounds to 0 or a subnormal.
+      d = std::strtod(std::string(lit).c_str(), nullptr);
+      if (!std::isfinite(d)) return false;
+    } else if (r.ec != std::errc() || r.ptr != lit.data() + lit.size()) {
+      return false;
+    }
     append_canonical_json(out, nlohmann::json(d));
     return true;
   }
@@ -256,29 +267,6 @@ class parser {
     return true;
   }
 
-  // Length of a valid UTF-8 sequence starting at pos_ (lead byte >= 0x80), 0 if invalid.
-  std::size_t utf8_length() const {
-    const auto b = [&](std::size_t i) {
-      return pos_ + i < s_.size() ? static_cast<unsigned char>(s_[pos_ + i]) : 0u;
-    };
-    const unsigned c = b(0);
-    const auto cont = [&](std::size_t i) { return (b(i) & 0xC0) == 0x80; };
-    if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-    if (c >= 0xE0 && c <= 0xEF) {
-      if (!cont(1) || !cont(2)) return 0;
-      if (c == 0xE0 && b(1) < 0xA0) return 0;  // overlong
-      if (c == 0xED && b(1) > 0x9F) return 0;  // surrogate
-      return 3;
-    }
-    if (c >= 0xF0 && c <= 0xF4) {
-      if (!cont(1) || !cont(2) || !cont(3)) return 0;
-      if (c == 0xF0 && b(1) < 0x90) return 0;
-      if (c == 0xF4 && b(1) > 0x8F) return 0;
-      return 4;
-    }
-    return 0;
-  }
-
   // A string literal at pos_ ('"'), decoded.
   bool string_text(std::string& out) {
     ++pos_;  // '"'
@@ -300,10 +288,11 @@ class parser {
       }
       if (c < 0x20) return false;
       if (c >= 0x80) {
-        const std::size_t n = utf8_length();
-        if (n == 0) return false;
-        out.append(s_.data() + pos_, n);
-        pos_ += n;
+        // A run of non-ASCII bytes, repaired as json_input does.
+        std::size_t end = pos_;
+        while (end < s_.size() && static_cast<unsigned char>(s_[end]) >= 0x80) ++end;
+        utf8::repair_append(s_.substr(pos_, end - pos_), out);
+        pos_ = end;
         continue;
       }
       // Backslash escape.
@@ -339,11 +328,17 @@ class parser {
           std::uint32_t cp;
           if (!hex4(cp)) return false;
           if (cp >= 0xD800 && cp <= 0xDBFF) {
-            std::uint32_t lo;
-            if (!literal("\\u") || !hex4(lo) || lo < 0xDC00 || lo > 0xDFFF) return false;
-            cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            // Paired with a low surrogate escape, or a lone one: U+FFFD (json_input's rule).
+            std::uint32_t lo = 0;
+            const std::size_t at = pos_;
+            if (literal("\\u") && hex4(lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+            } else {
+              pos_ = at;
+              cp = utf8::replacement_character;
+            }
           } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            return false;
+            cp = utf8::replacement_character;
           }
           put_utf8(out, cp);
           break;

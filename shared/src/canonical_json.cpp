@@ -4,8 +4,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
+
 namespace loopguard {
 namespace {
+
+constexpr std::string_view kTooDeepMarker = "\"[nested too deep]\"";
 
 void append_number(std::string& out, double d) {
   // 2^63: every integral double below it converts to int64_t exactly.
@@ -19,8 +24,14 @@ void append_number(std::string& out, double d) {
   out.append(buf, r.ptr);
 }
 
-void append_value(std::string& out, const nlohmann::json& v, const key_set* skip) {
+void append_value(std::string& out, const nlohmann::json& v, const key_set* skip,
+                  std::size_t depth) {
   using value_t = nlohmann::json::value_t;
+  if ((v.is_array() || v.is_object()) && depth >= json_input::kMaxDepth) {
+    // Only a document built in code can get here (parsed text is refused at this depth).
+    out += kTooDeepMarker;
+    return;
+  }
   switch (v.type()) {
     case value_t::null:
     case value_t::discarded:
@@ -50,7 +61,7 @@ void append_value(std::string& out, const nlohmann::json& v, const key_set* skip
       for (const auto& e : v) {
         if (!first) out += ',';
         first = false;
-        append_value(out, e, skip);
+        append_value(out, e, skip, depth + 1);
       }
       out += ']';
       return;
@@ -65,7 +76,7 @@ void append_value(std::string& out, const nlohmann::json& v, const key_set* skip
         first = false;
         append_json_string(out, key);
         out += ':';
-        append_value(out, e, skip);
+        append_value(out, e, skip, depth + 1);
       }
       out += '}';
       return;
@@ -82,6 +93,19 @@ void append_json_string(std::string& out, std::string_view s) {
   std::size_t run = 0;  // start of the pending run of characters that need no escape
   for (std::size_t i = 0; i < s.size(); ++i) {
     const auto c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // Judge the whole run of non-ASCII bytes (no ASCII byte is part of a sequence).
+      std::size_t end = i;
+      while (end < s.size() && static_cast<unsigned char>(s[end]) >= 0x80) ++end;
+      const std::string_view bytes = s.substr(i, end - i);
+      if (!utf8::is_valid(bytes)) {
+        out.append(s.data() + run, i - run);
+        utf8::repair_append(bytes, out);
+        run = end;
+      }
+      i = end - 1;
+      continue;
+    }
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out.append(s.data() + run, i - run);
     run = i + 1;
@@ -118,12 +142,12 @@ void append_json_string(std::string& out, std::string_view s) {
 }
 
 void append_canonical_json(std::string& out, const nlohmann::json& value, const key_set* skip) {
-  append_value(out, value, skip);
+  append_value(out, value, skip, 0);
 }
 
 std::string canonical_json(const nlohmann::json& value, const key_set* skip) {
   std::string out;
-  append_value(out, value, skip);
+  append_value(out, value, skip, 0);
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "loopguard/result_mask.hpp"
 #include "loopguard/shell_command.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard {
 namespace {
@@ -56,11 +57,14 @@ std::optional<call_fingerprint> fingerprinter::try_of_call_text(std::string_view
 call_fingerprint fingerprinter::of_call_text(std::string_view tool,
                                              std::string_view args_json) const {
   if (auto fp = try_of_call_text(tool, args_json)) return std::move(*fp);
-  // Invalid: let nlohmann describe where (this throws parse_error).
-  return of_call(tool, nlohmann::json::parse(args_json));
+  // Not JSON (or beyond the limits): the text itself is the argument, so a malformed call
+  // still repeats as itself.
+  return of_call(tool, nlohmann::json(utf8::repair(args_json)));
 }
 
-call_fingerprint fingerprinter::finish(std::string_view tool, canonical_args& args) const {
+call_fingerprint fingerprinter::finish(std::string_view raw_tool, canonical_args& args) const {
+  const utf8::repaired valid_tool(raw_tool);
+  const std::string_view tool = valid_tool;
   call_fingerprint fp;
   if (args.is_object && is_shell_tool(tool)) {
     for (const auto& key : options_.command_keys) {
@@ -117,7 +121,7 @@ call_fingerprint fingerprinter::finish(std::string_view tool, canonical_args& ar
 
 std::uint64_t fingerprinter::of_result(bool ok, std::string_view output) const {
   std::string text = ok ? "ok\n" : "error\n";
-  text += mask_volatile(output);
+  text += mask_volatile(utf8::repaired(output));
   return hash(text, kResultSeed);
 }
 

@@ -1,12 +1,15 @@
 #include "loopguard/protocol.hpp"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
 #include <nlohmann/json.hpp>
 
 #include "loopguard/hex.hpp"
+#include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::protocol {
 namespace {
@@ -37,8 +40,19 @@ class reader {
     if (s.size() > max) return fail(key, "is longer than " + std::to_string(max) + " bytes");
     out = s;
   }
+  // An identifier: refused with invalid_utf8 when it is not valid UTF-8 (it was repaired on the
+  // way in, so it holds U+FFFD), never repaired.
+  void identifier(std::string_view key, std::string& out, std::size_t max, bool required = true) {
+    str(key, out, max, required);
+    if (!err_ && !utf8::is_identifier(out)) {
+      err_ = error{std::string(codes::invalid_utf8),
+                   prefix_ + std::string(key) +
+                       " is not valid UTF-8 (an identifier may not hold invalid bytes, lone "
+                       "surrogates or U+FFFD)"};
+    }
+  }
   void name(std::string_view key, std::string& out) {
-    str(key, out, kMaxNameBytes);
+    identifier(key, out, kMaxNameBytes);
     if (!err_ && out.empty()) fail(key, "must not be empty");
   }
   void u64(std::string_view key, std::uint64_t& out, bool required = true) {
@@ -63,7 +77,7 @@ class reader {
     const json* v = field(key, required);
     if (!v) return;
     if (!v->is_number()) return fail(key, "must be a number");
-    out = v->get<double>();
+    out = v->get<double>();  // finite: json_input refuses numbers beyond a double's range
   }
   void boolean(std::string_view key, bool& out, bool required = true) {
     const json* v = field(key, required);
@@ -119,6 +133,9 @@ std::optional<error> parse_object(const json& j, message& out) {
     return error{std::string(codes::bad_message), "type is missing or not a string"};
   }
   const std::string& type = type_it->get_ref<const std::string&>();
+  if (!utf8::is_identifier(type)) {
+    return error{std::string(codes::invalid_utf8), "type is not valid UTF-8"};
+  }
   reader r(j);
   if (type == "hello") {
     hello m;
@@ -128,7 +145,7 @@ std::optional<error> parse_object(const json& j, message& out) {
     r.name("swarm", m.swarm);
     r.name("worker", m.worker);
     r.name("incarnation", m.incarnation);
-    r.str("token", m.token, kMaxNameBytes, false);
+    r.identifier("token", m.token, kMaxNameBytes, false);
     out = std::move(m);
   } else if (type == "welcome") {
     welcome m;
@@ -168,9 +185,9 @@ std::optional<error> parse_object(const json& j, message& out) {
   } else if (type == "verdict") {
     verdict m;
     std::string level;
-    r.str("swarm", m.swarm, kMaxNameBytes);
+    r.identifier("swarm", m.swarm, kMaxNameBytes);
     r.str("tool", m.tool, kMaxToolBytes);
-    r.str("kind", m.kind, 16);
+    r.identifier("kind", m.kind, 16);
     r.fp("fingerprint", m.fingerprint);
     r.str("level", level, 16);
     r.u32("calls", m.calls);
@@ -185,11 +202,11 @@ std::optional<error> parse_object(const json& j, message& out) {
     out = std::move(m);
   } else if (type == "swarm_complete") {
     swarm_complete m;
-    r.str("swarm", m.swarm, kMaxNameBytes, false);
+    r.identifier("swarm", m.swarm, kMaxNameBytes, false);
     out = std::move(m);
   } else if (type == "error") {
     error m;
-    r.str("code", m.code, kMaxNameBytes);
+    r.identifier("code", m.code, kMaxNameBytes);
     r.str("message", m.message, kMaxFrameBytes, false);
     out = std::move(m);
   } else {
@@ -305,13 +322,15 @@ std::string_view type_name(const message& m) {
 }
 
 std::optional<error> parse(std::string_view text, message& out) {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return error{std::string(codes::bad_json), "the frame is not valid JSON"};
-  return parse_object(j, out);
+  json_input::document doc;
+  if (auto e = json_input::parse(text, doc)) {
+    return error{std::string(codes::bad_json), "the frame is not valid JSON: " + *e};
+  }
+  return parse_object(doc.value, out);
 }
 
 std::string serialize(const message& m) {
-  return std::visit(to_json_visitor{}, m).dump();
+  return json_input::dump(std::visit(to_json_visitor{}, m));
 }
 
 std::string encode_binary(const events& batch) {
@@ -355,6 +374,15 @@ std::optional<error> decode_binary(std::string_view bytes, events& out) {
       return bad("event " + std::to_string(i) + " is truncated or too long");
     }
     e.t = std::bit_cast<double>(t);
+    if (!std::isfinite(e.t)) {
+      return bad("event " + std::to_string(i) + ": t must be a finite number of seconds");
+    }
+    // Content is repaired, as in JSON frames; what the repair lengthened past the limit is cut
+    // at a code-point boundary.
+    if (utf8::repair_in_place(e.tool) > 0) e.tool.resize(utf8::cut_point(e.tool, kMaxToolBytes));
+    if (utf8::repair_in_place(e.summary) > 0) {
+      e.summary.resize(utf8::cut_point(e.summary, kMaxSummaryBytes));
+    }
     e.ok = (flags & 1) != 0;
     e.result = (flags & 2) ? std::optional<std::uint64_t>(result) : std::nullopt;
   }

@@ -2,6 +2,9 @@
 
 #include <istream>
 
+#include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
+
 namespace loopguard {
 namespace {
 
@@ -56,10 +59,20 @@ bool parse_expect(const json& e, trace_expect& out, std::string& err) {
   return optional_string(e, "detector", out.detector, err);
 }
 
+// An identifier: refused, not repaired, when it is not valid UTF-8 (utf8::is_identifier).
+bool optional_identifier(const json& obj, const char* key, std::string& out, std::string& err) {
+  if (!optional_string(obj, key, out, err)) return false;
+  if (utf8::is_identifier(out)) return true;
+  err = std::string("field \"") + key +
+        "\" is not valid UTF-8 (an identifier may not hold invalid bytes, lone surrogates or "
+        "U+FFFD)";
+  return false;
+}
+
 bool parse_event(const json& obj, event_kind kind, trace_event& ev, std::string& err) {
   ev.kind = kind;
-  if (!optional_string(obj, "worker", ev.worker, err)) return false;
-  if (!optional_string(obj, "swarm", ev.swarm, err)) return false;
+  if (!optional_identifier(obj, "worker", ev.worker, err)) return false;
+  if (!optional_identifier(obj, "swarm", ev.swarm, err)) return false;
   if (ev.worker.empty()) ev.worker = "w0";
   if (ev.swarm.empty()) ev.swarm = "default";
   if (auto t = obj.find("t"); t != obj.end()) {
@@ -67,7 +80,7 @@ bool parse_event(const json& obj, event_kind kind, trace_event& ev, std::string&
       err = "field \"t\" must be a number, not " + type_name(*t);
       return false;
     }
-    ev.t = t->get<double>();
+    ev.t = t->get<double>();  // finite: json_input refuses numbers beyond a double's range
   }
   switch (kind) {
     case event_kind::tool_call: {
@@ -122,12 +135,9 @@ std::optional<trace_error> parse_trace_line(std::string_view line, std::size_t l
   event.reset();
   meta.reset();
   if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return std::nullopt;
-  json obj;
-  try {
-    obj = json::parse(line);
-  } catch (const json::parse_error& e) {
-    return trace_error{line_no, std::string("not valid JSON: ") + e.what()};
-  }
+  json_input::document doc;
+  if (auto e = json_input::parse(line, doc)) return trace_error{line_no, std::move(*e)};
+  json& obj = doc.value;
   if (!obj.is_object())
     return trace_error{line_no, "expected a JSON object, got " + type_name(obj)};
   auto kind_it = obj.find("kind");

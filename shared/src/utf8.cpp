@@ -81,6 +81,10 @@ bool is_valid(std::string_view s) {
   return true;
 }
 
+bool is_identifier(std::string_view s) {
+  return is_valid(s) && s.find("\xEF\xBF\xBD") == std::string_view::npos;
+}
+
 std::size_t repair_append(std::string_view s, std::string& out) {
   static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
   std::size_t repairs = 0;
@@ -131,10 +135,11 @@ std::size_t cut_point(std::string_view s, std::size_t max_bytes) {
   for (int step = 0; step < kMaxBackoff && m > 0; ++step) {
     std::size_t at = m;  // the code point starting at `at` must not extend the one before it
     std::size_t j = at;
-    const char32_t next = at < s.size() ? (static_cast<unsigned char>(s[at]) < 0x80
-                                               ? static_cast<char32_t>(s[at])
-                                               : decode_one(s, j))
-                                        : 0;
+    char32_t next = 0;
+    if (at < s.size()) {
+      const auto b = static_cast<unsigned char>(s[at]);
+      next = b < 0x80 ? char32_t{b} : decode_one(s, j);
+    }
     if (!extends_previous(next)) return m;
     --m;
     while (m > 0 && is_continuation(static_cast<unsigned char>(s[m]))) --m;
@@ -144,6 +149,34 @@ std::size_t cut_point(std::string_view s, std::size_t max_bytes) {
 
 std::string_view cut(std::string_view s, std::size_t max_bytes) {
   return s.substr(0, cut_point(s, max_bytes));
+}
+
+std::size_t incomplete_tail(std::string_view s) {
+  const std::size_t n = s.size();
+  for (std::size_t back = 1; back <= 3 && back <= n; ++back) {
+    const auto b = static_cast<unsigned char>(s[n - back]);
+    if (is_continuation(b)) continue;
+    const std::size_t need = b >= 0xF0 && b <= 0xF4   ? 4
+                             : b >= 0xE0 && b <= 0xEF ? 3
+                             : b >= 0xC2 && b <= 0xDF ? 2
+                                                      : 1;
+    if (need <= back) return 0;  // complete, or not a lead byte at all
+    // Only a prefix that can still become well-formed is held back.
+    std::size_t i = n - back;
+    std::string_view probe = s.substr(i);
+    std::size_t j = 0;
+    decode_one(probe, j);
+    return j == back ? back : 0;  // decode_one stopped at the end, not at a bad byte
+  }
+  return 0;
+}
+
+std::string_view whole_code_points(std::string_view s) {
+  std::size_t b = 0;
+  while (b < s.size() && b < 3 && is_continuation(static_cast<unsigned char>(s[b]))) ++b;
+  s.remove_prefix(b);
+  s.remove_suffix(incomplete_tail(s));
+  return s;
 }
 
 bool is_ascii(std::string_view s) {

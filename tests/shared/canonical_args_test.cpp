@@ -3,6 +3,7 @@
 #include <random>
 
 #include "loopguard/canonical_args.hpp"
+#include "loopguard/json_input.hpp"
 
 using loopguard::canonical_args;
 using nlohmann::json;
@@ -102,11 +103,8 @@ TEST_SUITE("canonical_args") {
                          "tru",
                          "{} x",
                          "\"\\x\"",
-                         "\"\\ud800\"",
                          "\"a\nb\"",
                          "[1 2]",
-                         "\"\xff\"",
-                         "\"\xc3\"",
                          "{\"a\":1,}",
                          "nul",
                          "+1",
@@ -133,5 +131,61 @@ TEST_SUITE("canonical_args") {
     std::string deep(100000, '[');
     canonical_args out;
     CHECK_FALSE(loopguard::parse_canonical_args(deep, nullptr, out));
+  }
+
+  TEST_CASE("nesting up to json_input::kMaxDepth is accepted, one more level is refused") {
+    const auto nested = [](std::size_t n) {
+      return std::string(n, '[') + "1" + std::string(n, ']');
+    };
+    constexpr std::size_t k = loopguard::json_input::kMaxDepth;
+    canonical_args out;
+    loopguard::json_input::document doc;
+    CHECK(loopguard::parse_canonical_args(nested(k), nullptr, out));
+    CHECK_FALSE(loopguard::json_input::parse(nested(k), doc));
+    CHECK(out.canonical() == loopguard::canonical_json(doc.value));
+    CHECK_FALSE(loopguard::parse_canonical_args(nested(k + 1), nullptr, out));
+    CHECK(loopguard::json_input::parse(nested(k + 1), doc));
+    const std::string objects = [&] {
+      std::string s;
+      for (std::size_t i = 0; i < k + 1; ++i) s += "{\"a\":";
+      return s + "1" + std::string(k + 1, '}');
+    }();
+    CHECK_FALSE(loopguard::parse_canonical_args(objects, nullptr, out));
+    CHECK(loopguard::json_input::parse(objects, doc));
+  }
+
+  TEST_CASE("invalid UTF-8 and lone surrogate escapes become U+FFFD, as json_input reads them") {
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"\"\\ud800\"", "\"\xEF\xBF\xBD\""},
+        {"\"\\udcff\"", "\"\xEF\xBF\xBD\""},
+        {"\"a\\ud800\\u0041\"", "\"a\xEF\xBF\xBD" "A\""},
+        {"\"\\ud83d\\ude00\"", "\"\xF0\x9F\x98\x80\""},
+        {"\"\xff\"", "\"\xEF\xBF\xBD\""},
+        {"\"\xc3\"", "\"\xEF\xBF\xBD\""},
+        {"{\"k\\udcff\":\"x\xe2\x82\"}", "{\"k\xEF\xBF\xBD\":\"x\xEF\xBF\xBD\"}"},
+    };
+    for (const auto& [text, canonical] : cases) {
+      CAPTURE(text);
+      canonical_args out;
+      REQUIRE(loopguard::parse_canonical_args(text, nullptr, out));
+      CHECK(out.canonical() == canonical);
+      loopguard::json_input::document doc;
+      REQUIRE_FALSE(loopguard::json_input::parse(text, doc));
+      CHECK((doc.repairs > 0) == (canonical.find("\xEF\xBF\xBD") != std::string::npos));
+      CHECK(loopguard::canonical_json(doc.value) == canonical);
+    }
+  }
+
+  TEST_CASE("regression: an underflowing number reads as 0 on both paths, an overflowing one on neither") {
+    canonical_args out;
+    loopguard::json_input::document doc;
+    REQUIRE(loopguard::parse_canonical_args("[35e-635]", nullptr, out));
+    REQUIRE_FALSE(loopguard::json_input::parse("[35e-635]", doc));
+    CHECK(out.canonical() == loopguard::canonical_json(doc.value));
+    CHECK(out.canonical() == "[0]");
+    CHECK_FALSE(loopguard::parse_canonical_args("[1e400]", nullptr, out));
+    const auto err = loopguard::json_input::parse("[1e400]", doc);
+    REQUIRE(err);
+    CHECK(err->find("1e400") != std::string::npos);
   }
 }

@@ -116,8 +116,30 @@ TEST_SUITE("fingerprint") {
     CHECK(loopguard::to_hex(c.structural) == "9274d24837dab69a");
   }
 
-  TEST_CASE("invalid JSON arguments throw parse_error") {
-    CHECK_THROWS_AS(fp().of_call_text("t", "{nope"), json::parse_error);
+  TEST_CASE("text that is not JSON is fingerprinted as one string argument, never thrown") {
+    CHECK(fp().of_call_text("t", "{nope").exact == fp().of_call("t", json("{nope")).exact);
+    CHECK_FALSE(fp().try_of_call_text("t", "{nope"));
+  }
+
+  TEST_CASE("regression: numbers beyond a double's range and deep nesting never throw") {
+    const auto big = fp().of_call_text("t", R"({"a":1e400})");
+    CHECK(big.exact == fp().of_call("t", json(R"({"a":1e400})")).exact);
+    const std::string deep = std::string(20000, '[') + std::string(20000, ']');
+    CHECK(fp().of_call_text("t", deep).exact == fp().of_call("t", json(deep)).exact);
+    // A document built in code may be deeper than any parser accepts: a marker stands for it.
+    json doc = json::array();
+    for (int i = 0; i < 300; ++i) doc = json::array({std::move(doc)});
+    CHECK(fp().of_call("t", doc).canonical_args.find("[nested too deep]") != std::string::npos);
+  }
+
+  TEST_CASE("invalid UTF-8 is repaired before fingerprinting: the same bytes, the same print") {
+    const auto a = fp().of_call_text("re\xff" "ad", R"({"path":"a\udcff"})");
+    const auto b = fp().of_call_text("re\xEF\xBF\xBD" "ad", "{\"path\":\"a\xEF\xBF\xBD\"}");
+    CHECK(a.exact == b.exact);
+    CHECK(a.structural == b.structural);
+    CHECK(fp().of_result(false, "bad \xc3 byte") == fp().of_result(false, "bad \xEF\xBF\xBD byte"));
+    json args = {{"path", "a\xff"}};
+    CHECK(fp().of_call("read", args).exact == fp().of_call_text("read", R"({"path":"a\ufffd"})").exact);
   }
 
   TEST_CASE("hex round trip") {

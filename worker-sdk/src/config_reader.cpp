@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include "loopguard/json_input.hpp"
 
 namespace loopguard::sdk {
 
@@ -42,7 +43,7 @@ config_reader config_reader::child(const char* key) {
 void config_reader::read(const char* key, bool& out) {
   const nlohmann::json* v = find(key);
   if (v == nullptr) return;
-  if (!v->is_boolean()) return fail(key, std::string("must be true or false, got ") + v->dump());
+  if (!v->is_boolean()) return fail(key, std::string("must be true or false, got ") + json_input::dump(*v));
   out = v->get<bool>();
 }
 
@@ -61,7 +62,7 @@ void config_reader::read(const char* key, std::uint64_t& out, std::uint64_t lo, 
   const double as_double = v->is_number() ? v->get<double>() : -1;
   if (!integral || as_double < static_cast<double>(lo) || as_double > static_cast<double>(hi)) {
     std::ostringstream m;
-    m << "must be an integer from " << lo << " to " << hi << ", got " << v->dump();
+    m << "must be an integer from " << lo << " to " << hi << ", got " << json_input::dump(*v);
     return fail(key, m.str());
   }
   out = static_cast<std::uint64_t>(as_double);
@@ -72,7 +73,7 @@ void config_reader::read(const char* key, double& out, double lo, double hi) {
   if (v == nullptr) return;
   if (!v->is_number() || v->get<double>() < lo || v->get<double>() > hi) {
     std::ostringstream m;
-    m << "must be a number from " << lo << " to " << hi << ", got " << v->dump();
+    m << "must be a number from " << lo << " to " << hi << ", got " << json_input::dump(*v);
     return fail(key, m.str());
   }
   out = v->get<double>();
@@ -81,10 +82,10 @@ void config_reader::read(const char* key, double& out, double lo, double hi) {
 void config_reader::read(const char* key, std::vector<std::string>& out) {
   const nlohmann::json* v = find(key);
   if (v == nullptr) return;
-  if (!v->is_array()) return fail(key, "must be an array of strings, got " + v->dump());
+  if (!v->is_array()) return fail(key, "must be an array of strings, got " + json_input::dump(*v));
   std::vector<std::string> items;
   for (const auto& e : *v) {
-    if (!e.is_string()) return fail(key, "must be an array of strings, got " + e.dump());
+    if (!e.is_string()) return fail(key, "must be an array of strings, got " + json_input::dump(e));
     items.push_back(e.get<std::string>());
   }
   out = std::move(items);
@@ -96,7 +97,7 @@ void config_reader::read(const char* key, std::string& out, const std::set<std::
   if (!v->is_string() || (!allowed.empty() && allowed.count(v->get<std::string>()) == 0)) {
     std::string list;
     for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    return fail(key, "must be one of " + list + ", got " + v->dump());
+    return fail(key, "must be one of " + list + ", got " + json_input::dump(*v));
   }
   out = v->get<std::string>();
 }

@@ -1,6 +1,7 @@
 #include "loopguard/execution_economics_manager.hpp"
 
 #include <algorithm>
+#include <utility>
 #include <unordered_map>
 
 #include "call_history.hpp"
@@ -8,6 +9,7 @@
 #include "detectors/streaks.hpp"
 #include "detectors/text_detectors.hpp"
 #include "escalation.hpp"
+#include "loopguard/utf8.hpp"
 #include "nudges.hpp"
 
 namespace loopguard {
@@ -72,6 +74,7 @@ struct ExecutionEconomicsManager::impl {
   double cost = 0;
   std::optional<double> started_at;
   bool streaming = false;
+  std::string chunk_tail;  // an incomplete UTF-8 sequence at the end of the last chunk
   last_event last = last_event::none;
 
   std::size_t next_index = 0;
@@ -94,6 +97,7 @@ struct ExecutionEconomicsManager::impl {
     cost = 0;
     started_at.reset();
     streaming = false;
+    chunk_tail.clear();
     last = last_event::none;
     next_index = 0;
     stats = {};
@@ -385,34 +389,45 @@ ExecutionEconomicsManager::ExecutionEconomicsManager(ExecutionEconomicsManager&&
 ExecutionEconomicsManager& ExecutionEconomicsManager::operator=(
     ExecutionEconomicsManager&&) noexcept = default;
 
+// Every string from the caller is made valid UTF-8 here, once (utf8::repaired): detectors,
+// nudges and fingerprints then only ever see valid text.
 verdict ExecutionEconomicsManager::on_tool_call(std::string_view tool, const nlohmann::json& args,
                                                 std::string_view call_id) {
-  return impl_->tool_call(tool, impl_->fp.of_call(tool, args), call_id);
+  const utf8::repaired t(tool), id(call_id);
+  return impl_->tool_call(t, impl_->fp.of_call(t, args), id);
 }
 
 verdict ExecutionEconomicsManager::on_tool_call_json(std::string_view tool,
                                                      std::string_view args_json,
                                                      std::string_view call_id) {
-  if (auto fp = impl_->fp.try_of_call_text(tool, args_json)) {
-    return impl_->tool_call(tool, std::move(*fp), call_id);
-  }
-  // Not valid JSON: fingerprint the text as a string, so a malformed call still repeats.
-  return impl_->tool_call(tool, impl_->fp.of_call(tool, nlohmann::json(std::string(args_json))),
-                          call_id);
+  // Text that is not JSON is fingerprinted as a string, so a malformed call still repeats.
+  const utf8::repaired t(tool), id(call_id);
+  return impl_->tool_call(t, impl_->fp.of_call_text(t, args_json), id);
 }
 
 verdict ExecutionEconomicsManager::on_tool_result(std::string_view tool, bool ok,
                                                   std::string_view output,
                                                   std::string_view call_id) {
-  return impl_->tool_result(tool, ok, output, call_id);
+  const utf8::repaired t(tool), out(output), id(call_id);
+  return impl_->tool_result(t, ok, out, id);
 }
 
 verdict ExecutionEconomicsManager::on_text(std::string_view content) {
-  return impl_->text(content);
+  // A whole turn: whatever a chunk left incomplete is part of it.
+  std::string joined = std::exchange(impl_->chunk_tail, {});
+  if (joined.empty()) return impl_->text(utf8::repaired(content));
+  joined.append(content);
+  return impl_->text(utf8::repaired(joined));
 }
 
 verdict ExecutionEconomicsManager::on_text_chunk(std::string_view chunk) {
-  return impl_->text_chunk(chunk);
+  // A stream may be cut inside a character: hold an incomplete sequence back for the next piece.
+  std::string piece = std::exchange(impl_->chunk_tail, {});
+  piece.append(chunk);
+  const std::size_t tail = utf8::incomplete_tail(piece);
+  impl_->chunk_tail.assign(piece, piece.size() - tail, tail);
+  piece.resize(piece.size() - tail);
+  return impl_->text_chunk(utf8::repaired(piece));
 }
 
 verdict ExecutionEconomicsManager::add_cost(double amount) {

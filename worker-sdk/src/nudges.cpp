@@ -1,4 +1,5 @@
 #include "nudges.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::sdk {
 namespace {
@@ -86,7 +87,7 @@ nudge_text body(const finding& f) {
               "blocking you."};
     case detector_id::content:
       return {"The text you are writing keeps repeating the same passage (\"" +
-                  f.detail.substr(0, 40) + "...\").",
+                  std::string(utf8::cut(f.detail, 40)) + "...\").",
               "Stop this reply and continue with a concrete action."};
     case detector_id::summary:
       return {"That is " + n(f.count) +

@@ -29,9 +29,11 @@ struct canonical_args {
   std::string canonical() const;
 };
 
-// Parses JSON text. False (and `out` unspecified) for anything that is not exactly one valid
-// JSON value (RFC 8259, UTF-8), the same inputs nlohmann::json::parse rejects. Duplicate keys:
-// the last one wins, as in nlohmann::json.
+// Parses JSON text under json_input.hpp's rules: invalid UTF-8 and lone surrogate escapes in
+// strings become U+FFFD, nesting deeper than json_input::kMaxDepth and numbers beyond a double's
+// range are refused. False (and `out` unspecified) for anything else that is not exactly one
+// JSON value (RFC 8259): the same inputs json_input::parse rejects. Duplicate keys: the last
+// one wins, as in nlohmann::json.
 bool parse_canonical_args(std::string_view text, const key_set* skip, canonical_args& out);
 
 // The same from a parsed document.

@@ -6,7 +6,10 @@
 //  - a number that is integral and fits in 64 bits is written as an integer (1, 1.0, 1e0 and
 //    1.00 are all `1`; -0 is `0`); any other number in the shortest form that round-trips;
 //  - strings escape only `"`, `\` and control characters (\b \f \n \r \t, else \u00XX);
-//    everything else is written as raw UTF-8;
+//    everything else is written as raw UTF-8, with invalid sequences repaired to U+FFFD
+//    (utf8::repair), so the output is always valid UTF-8;
+//  - an array or object nested deeper than json_input::kMaxDepth is written as the string
+//    "[nested too deep]" (only documents built in code get there: parsing refuses them);
 //  - keys named in `skip_keys` are left out of every object, at every depth (volatile fields).
 #pragma once
 

@@ -65,16 +65,20 @@ class fingerprinter {
   fingerprinter();
   explicit fingerprinter(fingerprint_options options);
 
-  // `args` is normally an object; any other JSON value is fingerprinted as it is.
+  // `args` is normally an object; any other JSON value is fingerprinted as it is. Strings that
+  // are not valid UTF-8 (the tool name, keys, values) are repaired first (utf8::repair), and a
+  // value nested deeper than json_input::kMaxDepth is fingerprinted as a marker string.
   call_fingerprint of_call(std::string_view tool, const nlohmann::json& args) const;
 
-  // The same from JSON text, without building a document (the hot path); throws
-  // nlohmann::json::parse_error on invalid JSON.
+  // The same from JSON text, without building a document (the hot path), under the rules of
+  // json_input.hpp. Text that is not JSON within those limits is fingerprinted as one string
+  // argument, so a malformed call still repeats as itself. Never throws.
   call_fingerprint of_call_text(std::string_view tool, std::string_view args_json) const;
-  // As of_call_text, but nullopt instead of an exception for invalid JSON.
+  // As of_call_text, but nullopt for text that is not JSON within the limits.
   std::optional<call_fingerprint> try_of_call_text(std::string_view tool,
                                                    std::string_view args_json) const;
 
+  // `output` that is not valid UTF-8 is repaired before masking and hashing.
   std::uint64_t of_result(bool ok, std::string_view output) const;
 
   bool is_shell_tool(std::string_view tool) const;

@@ -29,6 +29,7 @@ inline constexpr std::size_t kMaxSummaryBytes = 256;
 namespace codes {
 inline constexpr std::string_view bad_json = "bad_json";
 inline constexpr std::string_view bad_message = "bad_message";
+inline constexpr std::string_view invalid_utf8 = "invalid_utf8";  // an identifier field
 inline constexpr std::string_view unsupported_version = "unsupported_version";
 inline constexpr std::string_view unauthorized = "unauthorized";
 inline constexpr std::string_view expected_hello = "expected_hello";
@@ -110,14 +111,17 @@ using message = std::variant<hello, welcome, events, ack, gap, verdict, swarm_co
 // The `type` field of each alternative.
 std::string_view type_name(const message& m);
 
-// Parses one JSON text frame. On failure returns an error with code bad_json or bad_message
-// (naming the field) or batch_too_large; `out` is then unspecified.
+// Parses one JSON text frame under json_input.hpp's rules (content strings repaired to valid
+// UTF-8; depth and number limits). On failure returns an error with code bad_json,
+// bad_message or invalid_utf8 (naming the field) or batch_too_large; `out` is then
+// unspecified.
 std::optional<error> parse(std::string_view text, message& out);
 
 std::string serialize(const message& m);
 
 // Binary form of an event batch (docs/protocol.md, "Binary event batches"): a worker may send
 // a batch as a binary frame instead of JSON; same meaning, no parsing of text.
+// decode_binary repairs tool and summary as parse() does and refuses a time that is not finite.
 std::string encode_binary(const events& batch);
 std::optional<error> decode_binary(std::string_view bytes, events& out);
 

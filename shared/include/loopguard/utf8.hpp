@@ -32,6 +32,10 @@ bool is_ascii(std::string_view s);
 // True when `s` is well-formed UTF-8 (no surrogates, nothing above U+10FFFF, no overlongs).
 bool is_valid(std::string_view s);
 
+// Identifiers (swarm, worker, incarnation, message types, config keys) are refused rather than
+// repaired: valid UTF-8 without U+FFFD, the mark a lossy decoder (or our repair) leaves.
+bool is_identifier(std::string_view s);
+
 // The repair rule: each maximal ill-formed subsequence becomes U+FFFD, as decode() reads it, so
 // repairing is idempotent and valid text is left byte for byte. The _append form appends to
 // `out` and returns how many replacements it made; repair_in_place does not allocate when `s`
@@ -40,6 +44,26 @@ std::size_t repair_append(std::string_view s, std::string& out);
 std::string repair(std::string_view s);
 std::size_t repair_in_place(std::string& s);
 
+// A view of `s` that is valid UTF-8: `s` itself when it is, else a repaired copy held here. For
+// API boundaries that take string_views from callers.
+class repaired {
+ public:
+  explicit repaired(std::string_view s) : view_(s) {
+    if (!is_valid(s)) {
+      copy_ = repair(s);
+      view_ = copy_;
+    }
+  }
+  repaired(const repaired&) = delete;
+  repaired& operator=(const repaired&) = delete;
+  std::string_view view() const { return view_; }
+  operator std::string_view() const { return view_; }  // NOLINT: a view is what callers want
+
+ private:
+  std::string copy_;
+  std::string_view view_;
+};
+
 // The longest prefix of valid UTF-8 `s` of at most `max_bytes` bytes that ends at a code point
 // boundary and does not separate a base character from the combining marks, variation
 // selectors or zero-width joiners that follow it (when backing off over those costs at most a
@@ -47,5 +71,12 @@ std::size_t repair_in_place(std::string& s);
 std::size_t cut_point(std::string_view s, std::size_t max_bytes);
 // s.substr(0, cut_point(s, max_bytes)).
 std::string_view cut(std::string_view s, std::size_t max_bytes);
+
+// How many bytes at the end of `s` are the start of a sequence that more bytes could complete
+// (0..3): what a byte stream cut mid-character leaves for the next piece.
+std::size_t incomplete_tail(std::string_view s);
+// A byte slice of valid UTF-8 trimmed to whole code points: continuation bytes at its start and
+// an incomplete sequence at its end are dropped.
+std::string_view whole_code_points(std::string_view s);
 
 }  // namespace loopguard::utf8

@@ -9,6 +9,11 @@
 //  - Thread-compatible: one manager per agent; calls on one manager must not overlap.
 //  - Never throws on bad agent input; arguments that are not valid JSON are fingerprinted as a
 //    string (on_tool_call_json) so a malformed call still counts as a repeat.
+//  - Strings that are not valid UTF-8 (tool names, ids, outputs, text) are repaired first: each
+//    invalid sequence becomes U+FFFD (loopguard/utf8.hpp), the same rule `loopguard replay` and
+//    the daemon apply, so the same bytes give the same fingerprints everywhere. A chunk that
+//    ends inside a character keeps the incomplete bytes for the next chunk. Every message and
+//    suggestion the manager returns is valid UTF-8.
 #pragma once
 
 #include <array>

@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "text_detectors.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::sdk {
 namespace {
@@ -263,7 +264,7 @@ std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
   f.count = detections_;
   f.steps = rule_.steps;
   f.confidence = 0.9;
-  f.detail = std::string(chunk);
+  f.detail = std::string(utf8::whole_code_points(chunk));  // the chunk starts at any byte
   return f;
 }
 

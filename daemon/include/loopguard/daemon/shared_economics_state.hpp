@@ -3,7 +3,10 @@
 // loop").
 //
 // Pure: no sockets, files or clocks. Time is the events' own `t` (seconds); each swarm's clock
-// is the highest `t` it has seen, so replay and the daemon judge a recording identically.
+// is the highest time it has seen, so replay and the daemon judge a recording identically. One
+// event moves a swarm's clock forward by at most one window (window_seconds): its time is
+// clamped to clock + window, so no single worker can push every other worker's calls out of
+// the window for good (docs/protocol.md, "Time").
 //
 // Thread-safety: none. The daemon serializes every call behind one mutex; replay owns its own.
 #pragma once
@@ -130,6 +133,7 @@ class shared_economics_state {
     std::unordered_set<fingerprint_key, fingerprint_key_hash> erased;
   };
 
+  double clock_time(const swarm& s, double t) const;  // the time an event counts at
   std::optional<global_verdict> touch(const std::string& name, swarm& s, const fingerprint_key& key,
                                       const swarm_event& e, std::uint32_t worker);
   void expire(entry& f, double now) const;

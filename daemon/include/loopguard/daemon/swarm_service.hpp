@@ -34,7 +34,8 @@ class swarm_service {
   explicit swarm_service(swarm_rules rules = {});
 
   // Replaces everything with what a store loaded: the rows, then every log record replayed in
-  // order. Call before any session exists. nullopt, or why the log cannot be replayed.
+  // order. Call before any session exists. nullopt, or why the log cannot be replayed. Stored
+  // strings that are not valid UTF-8 are repaired (utf8::repair), here and in restore_from.
   std::optional<std::string> restore(stored_state&& stored);
   std::optional<std::string> restore(const stored_state& stored) {
     return restore(stored_state(stored));
@@ -47,6 +48,7 @@ class swarm_service {
     store_status load;
     std::optional<std::string> replay;
     std::size_t fingerprints = 0, workers = 0, sequences = 0, records = 0;
+    std::size_t repaired = 0;  // stored strings that were not valid UTF-8, now repaired
   };
   restore_report restore_from(checkpoint_store& store);
 

@@ -1,0 +1,49 @@
+// JSON text from outside (trace files, config files, protocol frames, tool arguments) read under
+// one policy (docs/operations.md, "Hostile input"):
+//  - inside string literals, invalid UTF-8 and \u escapes of unpaired surrogates (as Python's
+//    json module writes for undecodable bytes) become U+FFFD: the same repair rule as
+//    utf8::repair, so the same bytes always give the same strings;
+//  - arrays and objects nested more than kMaxDepth deep are refused (recursive consumers stay
+//    far from the stack's end);
+//  - numbers beyond a double's range are refused (nlohmann's number overflow); numbers below its
+//    smallest magnitude read as 0, as strtod rounds them.
+// Never throws: nlohmann's exceptions are caught here and become the error text.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace loopguard::json_input {
+
+// Nesting of arrays and objects: a document with this many nested containers is accepted, one
+// more is refused.
+inline constexpr std::size_t kMaxDepth = 128;
+
+struct document {
+  nlohmann::json value;
+  std::size_t repairs = 0;  // invalid sequences and lone surrogates replaced by U+FFFD
+};
+
+// Parses exactly one JSON value. nullopt on success; otherwise what was wrong, in valid UTF-8
+// (nlohmann's message with its line and column, or the depth limit).
+std::optional<std::string> parse(std::string_view text, document& out);
+
+// The repair rule applied to the string literals of JSON text, and the depth check, without
+// parsing: `out` receives the repaired text (or stays empty when nothing needed repair: then the
+// input is the text to parse). Returns the error for nesting deeper than kMaxDepth.
+std::optional<std::string> repair_text(std::string_view text, std::string& out,
+                                       std::size_t& repairs);
+
+// Serializes for output: like dump(), but a string that somehow holds invalid UTF-8 is written
+// with U+FFFD instead of throwing. Everything we emit as JSON goes through this.
+// (A template so nlohmann::ordered_json keeps its order.)
+template <class Json>
+std::string dump(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace loopguard::json_input

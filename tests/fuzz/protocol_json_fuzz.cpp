@@ -1,0 +1,57 @@
+// protocol::parse on arbitrary text frames. Contract checked (protocol.hpp): parse never throws;
+// an error's code and message are valid UTF-8; a parsed message serializes to valid UTF-8 JSON
+// that parses back to the same type and serializes identically; an events message survives
+// the binary form unchanged.
+#include <cstddef>
+#include <cstdint>
+#include <variant>
+
+#include "fuzz_support.hpp"
+#include "loopguard/protocol.hpp"
+
+namespace {
+
+namespace protocol = loopguard::protocol;
+namespace fuzz = loopguard::fuzz;
+
+enum { inputs, parsed, refused, reparsed, binary_roundtrip, kCounters };
+fuzz::counters<kCounters> counters("protocol_json", {"inputs", "parsed", "refused", "reparsed",
+                                                     "binary_roundtrip"});
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  counters.add(inputs);
+  const std::string_view text = fuzz::as_view(data, size);
+  protocol::message msg;
+  if (auto err = protocol::parse(text, msg)) {
+    counters.add(refused);
+    LG_FUZZ_CHECK(fuzz::valid_utf8(err->code), "error code is not valid UTF-8");
+    LG_FUZZ_CHECK(fuzz::valid_utf8(err->message), "error message is not valid UTF-8");
+    // The refusal itself goes on the wire as an error message.
+    const std::string wire = protocol::serialize(protocol::message{*err});
+    LG_FUZZ_CHECK(fuzz::valid_utf8(wire), "serialized error is not valid UTF-8");
+    return 0;
+  }
+  counters.add(parsed);
+
+  const std::string out = protocol::serialize(msg);
+  LG_FUZZ_CHECK(fuzz::valid_utf8(out), "serialize() output is not valid UTF-8");
+  LG_FUZZ_CHECK(fuzz::parses_as_json(out), "serialize() output is not JSON");
+
+  protocol::message again;
+  const auto err = protocol::parse(out, again);
+  LG_FUZZ_CHECK(!err, "serialize() output does not parse again");
+  LG_FUZZ_CHECK(again.index() == msg.index(), "re-parsed message has another type");
+  LG_FUZZ_CHECK(protocol::serialize(again) == out, "serialize(parse(serialize(m))) differs");
+  counters.add(reparsed);
+
+  if (const auto* batch = std::get_if<protocol::events>(&msg)) {
+    protocol::events decoded;
+    const auto berr = protocol::decode_binary(protocol::encode_binary(*batch), decoded);
+    LG_FUZZ_CHECK(!berr, "encode_binary() output of a parsed batch is refused");
+    LG_FUZZ_CHECK(decoded.items == batch->items, "binary form changes a parsed batch");
+    counters.add(binary_roundtrip);
+  }
+  return 0;
+}

@@ -103,7 +103,7 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
   if (target.starts_with(prefix) && target.size() > prefix.size()) {
     const auto name = percent_decode(target.substr(prefix.size()));
     if (!name) return {400, "application/json", json_input::dump(json{{"error", "bad swarm id"}}) + "\n"};
-    if (!utf8::is_identifier(*name)) {
+    if (!utf8::is_valid(*name)) {
       return {400, "application/json",
               json_input::dump(json{{"error", "the swarm id is not valid UTF-8"}}) + "\n"};
     }

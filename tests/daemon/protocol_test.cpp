@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "loopguard/protocol.hpp"
+#include "loopguard/utf8.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;
@@ -97,5 +99,68 @@ TEST_SUITE("protocol") {
       CHECK(decode_binary(std::string_view(bytes).substr(0, cut), out).has_value());
     }
     CHECK(decode_binary(bytes + "x", out).has_value());
+  }
+
+  TEST_CASE("identifiers that are not valid UTF-8 are refused with invalid_utf8 naming the field") {
+    message m;
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {R"({"type":"hello","version":1,"swarm":"s\udcff","worker":"w","incarnation":"i"})",
+         "swarm"},
+        {"{\"type\":\"hello\",\"version\":1,\"swarm\":\"s\",\"worker\":\"w\xff\",\"incarnation\":\"i\"}",
+         "worker"},
+        {R"({"type":"hello","version":1,"swarm":"s","worker":"w","incarnation":"\ud800x"})",
+         "incarnation"},
+        {R"({"type":"swarm_complete","swarm":"\udfff"})", "swarm"},
+        {R"({"type":"ack\udcff","seq":1})", "type"},
+    };
+    for (const auto& [text, field] : cases) {
+      CAPTURE(text);
+      const auto e = parse(text, m);
+      REQUIRE(e);
+      CHECK(e->code == "invalid_utf8");
+      CHECK(e->message.starts_with(field));
+    }
+  }
+
+  TEST_CASE("content is repaired, never refused: a lone surrogate in a tool name becomes U+FFFD") {
+    message m;
+    REQUIRE_FALSE(parse(R"({"type":"events","events":[{"seq":1,"tool":"t\udcff","summary":"\ud800",)"
+                        R"("exact":"0000000000000001","structural":"0000000000000002","t":1}]})",
+                        m));
+    const auto& e = std::get<events>(m).items.at(0);
+    CHECK(e.tool == "t\xEF\xBF\xBD");
+    CHECK(e.summary == "\xEF\xBF\xBD");
+  }
+
+  TEST_CASE("numbers beyond a double's range and deep nesting are bad_json, never a throw") {
+    message m;
+    auto e = parse(R"({"type":"ack","seq":1e400})", m);
+    REQUIRE(e);
+    CHECK(e->code == "bad_json");
+    e = parse(std::string(30000, '[') + std::string(30000, ']'), m);
+    REQUIRE(e);
+    CHECK(e->code == "bad_json");
+    CHECK(e->message.find("nested") != std::string::npos);
+  }
+
+  TEST_CASE("regression: binary batches repair tool and summary and refuse times that are not finite") {
+    events b;
+    b.items.push_back(test::wire_event(1, 1, 1));
+    b.items[0].tool = "\xff\xfe";
+    b.items[0].summary = std::string(kMaxSummaryBytes, '\xff');  // grows threefold when repaired
+    events out;
+    REQUIRE_FALSE(decode_binary(encode_binary(b), out));
+    CHECK(out.items[0].tool == "\xEF\xBF\xBD\xEF\xBF\xBD");
+    CHECK(out.items[0].summary.size() <= kMaxSummaryBytes);
+    CHECK(utf8::is_valid(out.items[0].summary));
+    CHECK(utf8::is_valid(serialize(message(out))));
+    for (double t : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                     -std::numeric_limits<double>::infinity()}) {
+      b.items[0].t = t;
+      const auto e = decode_binary(encode_binary(b), out);
+      REQUIRE(e);
+      CHECK(e->code == "bad_message");
+      CHECK(e->message.find("finite") != std::string::npos);
+    }
   }
 }

@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <limits>
 #include <string>
 
 #include "loopguard/daemon/shared_economics_state.hpp"
@@ -86,6 +87,60 @@ TEST_SUITE("shared_economics_state") {
     const auto v = run(s, 10, 1);
     REQUIRE(v.size() == 1);
     CHECK(v[0].workers == 1);
+  }
+
+  TEST_CASE("regression: one event far in the future cannot switch swarm-wide detection off") {
+    shared_economics_state s;  // threshold 10, min_workers 2, window 30 min
+    run(s, 3, 2, 1, 0);
+    // A worker claims t = 1e12: the clock moves by one window at most.
+    s.apply(call("rogue", 99, 1e12));
+    CHECK(s.summary("s1")->swarm == "s1");
+    // The others go on at their real times and still reach the threshold within the window.
+    const auto v = run(s, 12, 2, 2, 10);
+    REQUIRE_FALSE(v.empty());
+    CHECK(v.front().calls == 10);
+    CHECK(s.digest("s1") != 0);
+  }
+
+  TEST_CASE("the swarm clock rule depends only on the events: clamped times are reproducible") {
+    shared_economics_state a, b;
+    for (auto* st : {&a, &b}) {
+      st->apply(call("w0", 1, 0));
+      st->apply(call("w1", 1, 5e9));    // clamped to 0 + window
+      st->apply(call("w0", 1, 1e300));  // clamped to 2 windows
+    }
+    CHECK(a.digest() == b.digest());
+    const auto top = a.top_fingerprints("s1", 1);
+    REQUIRE(top.size() == 1);
+    CHECK(top[0].stats.last_seen == doctest::Approx(2 * 1800.0));
+  }
+
+  TEST_CASE("a time that is not finite counts at the swarm's clock (decoders refuse them)") {
+    shared_economics_state s;
+    s.apply(call("w0", 1, std::numeric_limits<double>::quiet_NaN()));
+    s.apply(call("w0", 1, 100));
+    s.apply(call("w1", 1, std::numeric_limits<double>::infinity()));
+    const auto top = s.top_fingerprints("s1", 1);
+    REQUIRE(top.size() == 1);
+    CHECK(top[0].stats.first_seen == 0);
+    CHECK(top[0].stats.last_seen == 100);
+    // Calls hours apart are not counted together after a NaN start.
+    shared_economics_state t;
+    t.apply(call("w0", 5, std::numeric_limits<double>::quiet_NaN()));
+    std::vector<global_verdict> v;
+    for (int i = 0; i < 12; ++i) {
+      auto r = t.apply(call(test::worker_name(i % 2), 5, 3600.0 * (i + 1)));
+      v.insert(v.end(), r.begin(), r.end());
+    }
+    CHECK(v.empty());
+  }
+
+  TEST_CASE("a swarm of one worker keeps its clock too") {
+    shared_economics_state s(swarm_rules{.min_workers = 1});
+    s.apply(call("w0", 1, 0));
+    s.apply(call("w0", 1, 1e15));
+    const auto top = s.top_fingerprints("s1", 1);
+    CHECK(top[0].stats.last_seen == doctest::Approx(1800.0));
   }
 
   TEST_CASE("calls older than the window stop counting") {

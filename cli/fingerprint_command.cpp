@@ -6,6 +6,7 @@
 #include "loopguard/fingerprint.hpp"
 #include "loopguard/hex.hpp"
 #include "trace_file.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::cli {
 namespace {
@@ -40,7 +41,7 @@ int run(const std::vector<std::string>& files) {
   for (const auto& file : files) {
     trace tr;
     if (auto err = load_trace(file, tr)) {
-      std::cerr << "loopguard fingerprint: " << *err << '\n';
+      std::cerr << "loopguard fingerprint: " << utf8::repair(*err) << '\n';
       return kExitBadInput;
     }
     call_pairing pairing;

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "loopguard/canonical_json.hpp"
 #include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
 #include "loopguard/execution_economics_manager.hpp"
 #include "loopguard/presets.hpp"
 #include "replay_swarm.hpp"
@@ -155,14 +156,16 @@ std::optional<std::string> load_config(const options& o, manager_config& out) {
 int run(const options& o) {
   manager_config config;
   if (auto err = load_config(o, config)) {
-    std::cerr << "loopguard replay: " << *err << '\n';
+    std::cerr << "loopguard replay: " << utf8::repair(*err) << '\n';
     return kExitBadInput;
   }
   int passed = 0, failed = 0;
   bool bad_input = false, terminated = false;
-  for (const auto& file : o.files) {
+  for (const auto& path : o.files) {
+    const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
     trace tr;
-    if (auto err = load_trace(file, tr)) {
+    if (auto err = load_trace(path, tr)) {
+      *err = utf8::repair(*err);
       std::cerr << "loopguard replay: " << *err << '\n';
       bad_input = true;
       if (o.expect) {

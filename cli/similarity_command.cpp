@@ -39,7 +39,7 @@ struct input_pair {
 };
 
 [[noreturn]] void fail(const std::string& message) {
-  std::cerr << message << '\n';
+  std::cerr << utf8::repair(message) << '\n';
   throw CLI::RuntimeError(bad_input_exit);
 }
 
@@ -82,7 +82,7 @@ void run(const similarity_options& options) {
   } else {
     sim::scorer s{};
     if (!sim::parse_scorer(options.scorer_name, s)) {
-      std::cerr << "unknown scorer: " << options.scorer_name << '\n';
+      std::cerr << "unknown scorer: " << utf8::repair(options.scorer_name) << '\n';
       throw CLI::RuntimeError(bad_input_exit);
     }
     scorers = {s};

@@ -182,7 +182,8 @@ struct ExecutionEconomicsManager::impl {
     text_turns.clear();
     esc.quiet_all(detector_id::summary);
     streaming = false;
-    content.reset();  // a tool call ends the text stream
+    chunk_tail.clear();
+    content.reset();  // a tool call ends the text stream (with any incomplete character)
 
     sdk::call_record rec;
     rec.event_index = index;

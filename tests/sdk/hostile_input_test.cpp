@@ -1,0 +1,147 @@
+// Hostile and unusual text through the manager: whatever bytes come in, every message that goes
+// out is valid UTF-8, and the same bytes give the same fingerprints as replay computes.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "loopguard/daemon/shared_economics_state.hpp"
+#include "loopguard/execution_economics_manager.hpp"
+#include "loopguard/presets.hpp"
+#include "loopguard/trace.hpp"
+#include "loopguard/utf8.hpp"
+#include "sdk_test_util.hpp"
+
+using namespace loopguard;
+using lgtest::fired;
+
+namespace {
+
+void check_valid(const verdict& v) {
+  for (const auto& d : v.detections) {
+    CAPTURE(d.message);
+    CHECK(utf8::is_valid(d.message));
+    CHECK(utf8::is_valid(d.suggestion));
+    CHECK(utf8::is_valid(d.tool));
+  }
+}
+
+// Text that repeats a passage of `unit` until the content rule must fire.
+std::string repeated(const std::string& unit, int times) {
+  std::string s = "Here it is:\n";
+  for (int i = 0; i < times; ++i) s += unit;
+  return s;
+}
+
+}  // namespace
+
+TEST_SUITE("hostile_input") {
+  TEST_CASE("regression: a quoted repeating passage of box-drawing characters stays valid UTF-8") {
+    for (const auto& unit : {std::string("│ ╔═══╗ table ─┼─ │ status ║\n"),
+                             std::string("e\xCC\x81\xCC\x81 caf\xC3\xA9 \xF0\x9F\x98\x80 ok\n"),
+                             std::string("\xE4\xB8\xAD\xE6\x96\x87\xE5\xAD\x97\xE7\xAC\xA6 \n")}) {
+      for (std::size_t shift = 0; shift < 4; ++shift) {
+        // Shifting the start moves where the detector's chunk boundaries fall in the text.
+        ExecutionEconomicsManager m;
+        const auto v = m.on_text(std::string(shift, 'x') + repeated(unit, 40));
+        CHECK(fired(v, detector_id::content));
+        check_valid(v);
+      }
+    }
+  }
+
+  TEST_CASE("a stream cut inside characters is judged as one cut between characters") {
+    const std::string text = repeated("│ ╔═══╗ ─┼─ │ ✓ done ✗ \xF0\x9F\x98\x80\n", 30);
+    ExecutionEconomicsManager by_char, by_byte;
+    std::vector<std::string> a, b;
+    for (std::size_t i = 0; i < text.size();) {
+      std::size_t n = 1;
+      while (i + n < text.size() && (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80) ++n;
+      for (const auto& d : by_char.on_text_chunk(text.substr(i, n)).detections) a.push_back(d.message);
+      i += n;
+    }
+    for (char c : text) {
+      const auto v = by_byte.on_text_chunk(std::string_view(&c, 1));
+      check_valid(v);
+      for (const auto& d : v.detections) b.push_back(d.message);
+    }
+    REQUIRE_FALSE(a.empty());
+    CHECK(a == b);
+    CHECK(b.front().find("\xEF\xBF\xBD") == std::string::npos);
+  }
+
+  TEST_CASE("invalid bytes in tool names, ids, outputs and text reach every rule as U+FFFD") {
+    for (const auto name : preset_names()) {
+      CAPTURE(name);
+      ExecutionEconomicsManager m(*preset(name));
+      for (int i = 0; i < 12; ++i) {
+        check_valid(m.on_tool_call_json("bash\xff", R"({"command":"cat \udcff\u00e9"})", "id\xfe"));
+        check_valid(m.on_tool_result("bash\xff", false, "error: \xc3 invalid \xe2\x82", "id\xfe"));
+        check_valid(m.on_tool_call("run_tests\xc0", {{"k\xff", "v\xfe"}}));
+        check_valid(m.on_tool_result("run_tests\xc0", false, "FAILED \xed\xa0\x80 1 failed"));
+        check_valid(m.on_text("same words \xff again and \xf4\x90\x80\x80 again"));
+        check_valid(m.on_text_chunk("\xe2\x94"));
+      }
+      CHECK(m.stats().checks > 0);
+    }
+  }
+
+  TEST_CASE("the same bytes give the same verdicts through on_tool_call_json and a repaired copy") {
+    ExecutionEconomicsManager a, b;
+    for (int i = 0; i < 6; ++i) {
+      const auto va = a.on_tool_call_json("grep\xff", "{\"pattern\":\"caf\xc3\"}");
+      const auto vb = b.on_tool_call_json("grep\xEF\xBF\xBD", "{\"pattern\":\"caf\xEF\xBF\xBD\"}");
+      CHECK(va.action == vb.action);
+      CHECK(va.detections.size() == vb.detections.size());
+    }
+  }
+
+  TEST_CASE("every message is valid UTF-8 over the whole tests/data corpus under every preset") {
+    std::vector<std::filesystem::path> files;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(LOOPGUARD_TEST_DATA_DIR)) {
+      if (e.path().extension() == ".jsonl") files.push_back(e.path());
+    }
+    REQUIRE(files.size() > 10);
+    std::size_t detections = 0, verdicts = 0;
+    for (const auto name : preset_names()) {
+      for (const auto& path : files) {
+        std::ifstream in(path, std::ios::binary);
+        trace t;
+        if (read_trace(in, t)) continue;  // the corpus holds deliberately bad files too
+        CAPTURE(path.string());
+        CAPTURE(name);
+        std::map<std::string, ExecutionEconomicsManager> workers;
+        daemon::shared_economics_state swarm(daemon::swarm_rules{.threshold = 3});
+        for (const auto& ev : t.events) {
+          auto [it, fresh] = workers.try_emplace(ev.swarm + "/" + ev.worker, *preset(name));
+          auto& m = it->second;
+          verdict v;
+          switch (ev.kind) {
+            case event_kind::tool_call: {
+              v = m.on_tool_call(ev.tool, ev.args, ev.id);
+              const auto fp = fingerprinter().of_call(ev.tool, ev.args);
+              for (const auto& g : swarm.apply({ev.swarm, ev.worker, ev.tool, fp.normalized,
+                                                fp.exact, fp.structural, std::nullopt, true,
+                                                ev.t.value_or(0)})) {
+                ++verdicts;
+                CHECK(utf8::is_valid(g.message));
+              }
+              break;
+            }
+            case event_kind::tool_result:
+              v = m.on_tool_result(ev.tool, ev.ok, ev.output, ev.id);
+              break;
+            case event_kind::text:
+              v = m.on_text(ev.content);
+              break;
+          }
+          detections += v.detections.size();
+          check_valid(v);
+        }
+      }
+    }
+    CHECK(detections > 100);
+    CHECK(verdicts > 0);
+  }
+}

@@ -1,7 +1,10 @@
 // `loopguard`: replay recorded runs, fingerprint, similarity.
 #include <CLI/CLI.hpp>
 
+#include <iostream>
+
 #include "commands.hpp"
+#include "loopguard/utf8.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"loopguard: doom-loop detection for LLM agents and agent swarms"};
@@ -14,6 +17,11 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const std::exception& e) {
+    // Bad input is reported by the commands (exit 2); anything reaching here is our bug, said
+    // plainly instead of an abort.
+    std::cerr << "loopguard: internal error: " << loopguard::utf8::repair(e.what()) << '\n';
+    return 70;  // EX_SOFTWARE
   }
   return 0;
 }

@@ -19,6 +19,7 @@
 #include "loopguard/daemon/sqlite_checkpoint_store.hpp"
 #include "server/daemon_config.hpp"
 #include "server/listener.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace net = boost::asio;
 using namespace loopguard::daemon;
@@ -157,9 +158,23 @@ int main(int argc, char** argv) {
     drain_poll();
   });
 
+  // Handlers catch what they can throw; an exception that still reaches run() is logged and the
+  // thread goes back to serving (Asio's documented pattern), so one bad handler never ends the
+  // daemon for everyone else.
+  const auto serve = [&ioc] {
+    for (;;) {
+      try {
+        ioc.run();
+        return;
+      } catch (const std::exception& e) {
+        spdlog::error("internal error in a handler, the daemon goes on: {}",
+                      loopguard::utf8::repair(e.what()));
+      }
+    }
+  };
   std::vector<std::thread> pool;
-  for (int i = 1; i < threads; ++i) pool.emplace_back([&] { ioc.run(); });
-  ioc.run();
+  for (int i = 1; i < threads; ++i) pool.emplace_back(serve);
+  serve();
   for (auto& t : pool) t.join();
 
   const bool ok = cp.stop();  // the final checkpoint

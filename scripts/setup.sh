@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev libxxhash-dev
-  libsqlitecpp-dev libsqlite3-dev doctest-dev libcli11-dev libspdlog-dev libbenchmark-dev)
+  libsqlitecpp-dev libsqlite3-dev doctest-dev libcli11-dev libspdlog-dev libbenchmark-dev
+  clang-14 libclang-rt-14-dev)  # clang: the libFuzzer harnesses (scripts/fuzz.sh)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 
 #include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/execution_economics_manager.hpp"
@@ -84,6 +85,53 @@ TEST_SUITE("hostile_input") {
         check_valid(m.on_text_chunk("\xe2\x94"));
       }
       CHECK(m.stats().checks > 0);
+    }
+  }
+
+  TEST_CASE("every local detector's message stays valid UTF-8 with multi-byte and invalid input") {
+    std::set<detector_id> seen;
+    for (const auto name : {"aggressive", "balanced"}) {
+      ExecutionEconomicsManager m(*preset(name));
+      const auto note = [&](const verdict& v) {
+        check_valid(v);
+        for (const auto& d : v.detections) seen.insert(d.detector);
+      };
+      const std::string bad = "r\xC3\xA9sum\xC3\xA9\xff\xcc\x81\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB";
+      for (int i = 0; i < 6; ++i) {  // exact, result
+        note(m.on_tool_call_json("read_" + bad, R"({"path":"\udcff/é"})"));
+        note(m.on_tool_result("read_" + bad, false, "error: " + bad));
+      }
+      for (int i = 0; i < 6; ++i) {  // structural
+        note(m.on_tool_call_json("grep" + bad, "{\"pattern\":\"x\",\"flags\":\"-" +
+                                                   std::to_string(i) + bad + "\"}"));
+        note(m.on_tool_result("grep" + bad, true, "no match"));
+      }
+      for (int i = 0; i < 8; ++i) {  // cycle
+        note(m.on_tool_call_json(i % 2 ? "view_" + bad : "edit_" + bad, R"({"path":"ü.py"})"));
+        note(m.on_tool_result(i % 2 ? "view_" + bad : "edit_" + bad, true, "ok ✓"));
+      }
+      for (int i = 0; i < 6; ++i) {  // similar_args
+        note(m.on_tool_call_json("search", "{\"query\":\"naïve café " + bad + " v" +
+                                               std::to_string(i) + "\"}"));
+        note(m.on_tool_result("search", false, "0 résultats " + bad));
+      }
+      for (int i = 0; i < 6; ++i) {  // test_fix, bash_cascade
+        note(m.on_tool_call_json("bash", "{\"command\":\"pytest tests/" + bad + "\"}"));
+        note(m.on_tool_result("bash", false, "FAILED tests/" + bad + " 1 failed"));
+      }
+      for (int i = 0; i < 6; ++i) {  // output_similarity, summary, content
+        note(m.on_text("Résumé ✓: the table │ ╔═══╗ │ is unchanged " + bad + " " + std::to_string(i % 2)));
+      }
+      note(m.on_text(repeated("│ ╔═══╗ ─┼─ │ " + bad + "\n", 40)));
+      for (int i = 0; i < 400; ++i) note(m.on_text_chunk("\xe2\x94"));  // turns the limits see
+      note(m.add_cost(1e9));
+    }
+    for (auto d : {detector_id::exact, detector_id::structural, detector_id::cycle,
+                   detector_id::similar_args, detector_id::result, detector_id::output_similarity,
+                   detector_id::content, detector_id::summary, detector_id::test_fix,
+                   detector_id::bash_cascade}) {
+      CAPTURE(to_string(d));
+      CHECK(seen.count(d) == 1);
     }
   }
 

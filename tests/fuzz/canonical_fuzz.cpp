@@ -30,7 +30,12 @@ void check_one(std::string_view text, const loopguard::key_set* skip) {
   canonical_args args;
   const bool ok = loopguard::parse_canonical_args(text, skip, args);
   loopguard::json_input::document doc;
-  const bool doc_ok = !loopguard::json_input::parse(text, doc);
+  const auto doc_err = loopguard::json_input::parse(text, doc);
+  const bool doc_ok = !doc_err;
+  if (ok != doc_ok) {
+    std::fprintf(stderr, "parse_canonical_args: %s; json_input::parse: %s\n",
+                 ok ? "accepts" : "refuses", doc_ok ? "accepts" : doc_err->c_str());
+  }
   LG_FUZZ_CHECK(ok == doc_ok, "parse_canonical_args and json_input::parse disagree on acceptance");
   if (!ok) {
     counters.add(refused);

@@ -5,8 +5,8 @@
 #include "loopguard/canonical_json.hpp"
 #include "loopguard/fingerprint.hpp"
 #include "loopguard/hex.hpp"
-#include "trace_file.hpp"
 #include "loopguard/utf8.hpp"
+#include "trace_file.hpp"
 
 namespace loopguard::cli {
 namespace {

@@ -2,16 +2,16 @@
 // (docs/trace-format.md). Every worker gets its own manager; detections go to stdout as JSON
 // Lines, a summary to stderr.
 #include <fstream>
-#include <sstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 #include "commands.hpp"
 #include "loopguard/canonical_json.hpp"
-#include "loopguard/json_input.hpp"
-#include "loopguard/utf8.hpp"
 #include "loopguard/execution_economics_manager.hpp"
+#include "loopguard/json_input.hpp"
 #include "loopguard/presets.hpp"
+#include "loopguard/utf8.hpp"
 #include "replay_swarm.hpp"
 #include "trace_file.hpp"
 

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "loopguard/json_input.hpp"
 #include "loopguard/similarity.hpp"
 #include "loopguard/utf8.hpp"
-#include "loopguard/json_input.hpp"
 
 namespace loopguard::cli {
 namespace {

@@ -17,9 +17,9 @@
 
 #include "loopguard/daemon/checkpointer.hpp"
 #include "loopguard/daemon/sqlite_checkpoint_store.hpp"
+#include "loopguard/utf8.hpp"
 #include "server/daemon_config.hpp"
 #include "server/listener.hpp"
-#include "loopguard/utf8.hpp"
 
 namespace net = boost::asio;
 using namespace loopguard::daemon;
@@ -109,9 +109,10 @@ int main(int argc, char** argv) {
       restored.fingerprints, restored.workers, restored.sequences, restored.records, db,
       took.count());
   if (restored.repaired > 0) {
-    spdlog::warn("repaired {} stored names or texts that were not valid UTF-8 (invalid bytes are now "
-                 "U+FFFD; docs/operations.md, \"Hostile input\")",
-                 restored.repaired);
+    spdlog::warn(
+        "repaired {} stored names or texts that were not valid UTF-8 (invalid bytes are now "
+        "U+FFFD; docs/operations.md, \"Hostile input\")",
+        restored.repaired);
   }
 
   daemon_metrics metrics;

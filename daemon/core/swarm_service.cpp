@@ -76,7 +76,8 @@ std::size_t repair(stored_state& st) {
   for (auto& r : st.state.swarms) n += repair(r.swarm);
   for (auto& r : st.state.workers) n += repair(r.swarm) + repair(r.name);
   for (auto& r : st.state.fingerprints) n += repair(r);
-  for (auto& r : st.sequences) n += repair(r.id.swarm) + repair(r.id.worker) + repair(r.id.incarnation);
+  for (auto& r : st.sequences)
+    n += repair(r.id.swarm) + repair(r.id.worker) + repair(r.id.incarnation);
   return n;
 }
 

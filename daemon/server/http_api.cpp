@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "loopguard/hex.hpp"
-#include "loopguard/utf8.hpp"
 #include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::daemon {
 namespace {
@@ -55,7 +55,8 @@ json verdict_json(const global_verdict& v) {
 
 http_reply swarm_detail(std::string_view name, const shared_economics_state& s) {
   const auto sum = s.summary(name);
-  if (!sum) return {404, "application/json", json_input::dump(json{{"error", "no such swarm"}}) + "\n"};
+  if (!sum)
+    return {404, "application/json", json_input::dump(json{{"error", "no such swarm"}}) + "\n"};
   json j = summary_json(*sum);
   j["worker_names"] = s.worker_names(name);
   json top = json::array();
@@ -102,7 +103,8 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
   constexpr std::string_view prefix = "/api/swarms/";
   if (target.starts_with(prefix) && target.size() > prefix.size()) {
     const auto name = percent_decode(target.substr(prefix.size()));
-    if (!name) return {400, "application/json", json_input::dump(json{{"error", "bad swarm id"}}) + "\n"};
+    if (!name)
+      return {400, "application/json", json_input::dump(json{{"error", "bad swarm id"}}) + "\n"};
     if (!utf8::is_valid(*name)) {
       return {400, "application/json",
               json_input::dump(json{{"error", "the swarm id is not valid UTF-8"}}) + "\n"};

@@ -26,7 +26,8 @@ protocol::verdict to_wire(const global_verdict& v) {
 
 }  // namespace
 
-websocket_session::websocket_session(net::ip::tcp::socket&& socket, beast::flat_buffer&& already_read,
+websocket_session::websocket_session(net::ip::tcp::socket&& socket,
+                                     beast::flat_buffer&& already_read,
                                      std::shared_ptr<server_context> ctx)
     : ws_(std::move(socket)), ctx_(std::move(ctx)), idle_timer_(ws_.get_executor()) {
   auto& front = ws_.next_layer().buffer();
@@ -100,8 +101,9 @@ void websocket_session::on_read(beast::error_code ec, std::size_t bytes) {
   } catch (const std::exception& e) {
     spdlog::error("internal error on a worker connection{}: {}",
                   id_ ? " of swarm " + id_->swarm : std::string(), utf8::repair(e.what()));
-    fail_with({std::string(protocol::codes::internal), "internal error; the message was not applied"},
-              close_code::internal_error);
+    fail_with(
+        {std::string(protocol::codes::internal), "internal error; the message was not applied"},
+        close_code::internal_error);
   }
   buffer_.consume(buffer_.size());
   if (!closing_) do_read();

@@ -14,8 +14,8 @@
 #include <string>
 #include <utility>
 
-#include "loopguard/protocol.hpp"
 #include "buffered_stream.hpp"
+#include "loopguard/protocol.hpp"
 #include "server_context.hpp"
 
 namespace loopguard::daemon {

@@ -50,8 +50,7 @@ std::string event_log_writer::take() {
   return std::exchange(out_, {});
 }
 
-std::optional<std::string> replay_log_record(std::string_view record,
-                                             shared_economics_state& state,
+std::optional<std::string> replay_log_record(std::string_view record, shared_economics_state& state,
                                              std::size_t* repaired) {
   // Written before names were checked at the boundary, a record may hold invalid UTF-8.
   std::size_t fixed = 0;

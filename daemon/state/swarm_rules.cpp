@@ -14,7 +14,8 @@ constexpr std::uint64_t kMinFingerprints = 16;
 constexpr std::uint64_t kMaxFingerprints = 100000000;
 
 std::string range_error(std::string_view key, std::string_view range, const nlohmann::json& v) {
-  return "swarm." + std::string(key) + ": must be " + std::string(range) + ", got " + json_input::dump(v);
+  return "swarm." + std::string(key) + ": must be " + std::string(range) + ", got " +
+         json_input::dump(v);
 }
 
 // Reads an unsigned integer in [lo, hi] from j[key] into out; absent keys are left alone.

@@ -106,7 +106,8 @@ TEST_SUITE("protocol") {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {R"({"type":"hello","version":1,"swarm":"s\udcff","worker":"w","incarnation":"i"})",
          "swarm"},
-        {"{\"type\":\"hello\",\"version\":1,\"swarm\":\"s\",\"worker\":\"w\xff\",\"incarnation\":\"i\"}",
+        {"{\"type\":\"hello\",\"version\":1,\"swarm\":\"s\",\"worker\":\"w\xff\",\"incarnation\":"
+         "\"i\"}",
          "worker"},
         {R"({"type":"hello","version":1,"swarm":"s","worker":"w","incarnation":"\ud800x"})",
          "incarnation"},
@@ -124,9 +125,10 @@ TEST_SUITE("protocol") {
 
   TEST_CASE("content is repaired, never refused: a lone surrogate in a tool name becomes U+FFFD") {
     message m;
-    REQUIRE_FALSE(parse(R"({"type":"events","events":[{"seq":1,"tool":"t\udcff","summary":"\ud800",)"
-                        R"("exact":"0000000000000001","structural":"0000000000000002","t":1}]})",
-                        m));
+    REQUIRE_FALSE(
+        parse(R"({"type":"events","events":[{"seq":1,"tool":"t\udcff","summary":"\ud800",)"
+              R"("exact":"0000000000000001","structural":"0000000000000002","t":1}]})",
+              m));
     const auto& e = std::get<events>(m).items.at(0);
     CHECK(e.tool == "t\xEF\xBF\xBD");
     CHECK(e.summary == "\xEF\xBF\xBD");
@@ -143,7 +145,8 @@ TEST_SUITE("protocol") {
     CHECK(e->message.find("nested") != std::string::npos);
   }
 
-  TEST_CASE("regression: binary batches repair tool and summary and refuse times that are not finite") {
+  TEST_CASE(
+      "regression: binary batches repair tool and summary and refuse times that are not finite") {
     events b;
     b.items.push_back(test::wire_event(1, 1, 1));
     b.items[0].tool = "\xff\xfe";
@@ -154,8 +157,9 @@ TEST_SUITE("protocol") {
     CHECK(out.items[0].summary.size() <= kMaxSummaryBytes);
     CHECK(utf8::is_valid(out.items[0].summary));
     CHECK(utf8::is_valid(serialize(message(out))));
-    for (double t : {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
-                     -std::numeric_limits<double>::infinity()}) {
+    for (double t :
+         {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+          -std::numeric_limits<double>::infinity()}) {
       b.items[0].t = t;
       const auto e = decode_binary(encode_binary(b), out);
       REQUIRE(e);

@@ -55,8 +55,10 @@ std::string binary_batch(std::uint64_t first_seq, int n, const std::string& tool
 }  // namespace
 
 TEST_SUITE("e2e.hostile_input") {
-  TEST_CASE("regression: a binary batch whose tool is not UTF-8 crashed the daemon and every "
-            "restart" * doctest::timeout(60)) {
+  TEST_CASE(
+      "regression: a binary batch whose tool is not UTF-8 crashed the daemon and every "
+      "restart" *
+      doctest::timeout(60)) {
     test::temp_dir dir;
     const std::string db = dir.file("lg.db");
     {
@@ -88,8 +90,10 @@ TEST_SUITE("e2e.hostile_input") {
     CHECK(detail["top"][0]["calls"] == 12);
   }
 
-  TEST_CASE("JSON frames: identifiers that are not UTF-8 are refused with invalid_utf8, content "
-            "is repaired" * doctest::timeout(60)) {
+  TEST_CASE(
+      "JSON frames: identifiers that are not UTF-8 are refused with invalid_utf8, content "
+      "is repaired" *
+      doctest::timeout(60)) {
     test::temp_dir dir;
     daemon_process d(dir.file(""), dir.file("lg.db"));
     REQUIRE_MESSAGE(d.port() != 0, d.log());
@@ -196,7 +200,8 @@ TEST_SUITE("e2e.hostile_input") {
     bytes += static_cast<char>(0x81);
     bytes += static_cast<char>(0x80 | hello.size());
     bytes.append(reinterpret_cast<const char*>(mask), 4);
-    for (std::size_t i = 0; i < hello.size(); ++i) bytes += static_cast<char>(hello[i] ^ mask[i % 4]);
+    for (std::size_t i = 0; i < hello.size(); ++i)
+      bytes += static_cast<char>(hello[i] ^ mask[i % 4]);
     net::write(sock, net::buffer(bytes));
     std::string got;
     char buf[4096];

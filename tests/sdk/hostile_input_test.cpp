@@ -59,7 +59,8 @@ TEST_SUITE("hostile_input") {
     for (std::size_t i = 0; i < text.size();) {
       std::size_t n = 1;
       while (i + n < text.size() && (static_cast<unsigned char>(text[i + n]) & 0xC0) == 0x80) ++n;
-      for (const auto& d : by_char.on_text_chunk(text.substr(i, n)).detections) a.push_back(d.message);
+      for (const auto& d : by_char.on_text_chunk(text.substr(i, n)).detections)
+        a.push_back(d.message);
       i += n;
     }
     for (char c : text) {
@@ -96,14 +97,15 @@ TEST_SUITE("hostile_input") {
         check_valid(v);
         for (const auto& d : v.detections) seen.insert(d.detector);
       };
-      const std::string bad = "r\xC3\xA9sum\xC3\xA9\xff\xcc\x81\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB";
+      const std::string bad =
+          "r\xC3\xA9sum\xC3\xA9\xff\xcc\x81\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x92\xBB";
       for (int i = 0; i < 6; ++i) {  // exact, result
         note(m.on_tool_call_json("read_" + bad, R"({"path":"\udcff/é"})"));
         note(m.on_tool_result("read_" + bad, false, "error: " + bad));
       }
       for (int i = 0; i < 6; ++i) {  // structural
-        note(m.on_tool_call_json("grep" + bad, "{\"pattern\":\"x\",\"flags\":\"-" +
-                                                   std::to_string(i) + bad + "\"}"));
+        note(m.on_tool_call_json(
+            "grep" + bad, "{\"pattern\":\"x\",\"flags\":\"-" + std::to_string(i) + bad + "\"}"));
         note(m.on_tool_result("grep" + bad, true, "no match"));
       }
       for (int i = 0; i < 8; ++i) {  // cycle
@@ -111,8 +113,8 @@ TEST_SUITE("hostile_input") {
         note(m.on_tool_result(i % 2 ? "view_" + bad : "edit_" + bad, true, "ok ✓"));
       }
       for (int i = 0; i < 6; ++i) {  // similar_args
-        note(m.on_tool_call_json("search", "{\"query\":\"naïve café " + bad + " v" +
-                                               std::to_string(i) + "\"}"));
+        note(m.on_tool_call_json(
+            "search", "{\"query\":\"naïve café " + bad + " v" + std::to_string(i) + "\"}"));
         note(m.on_tool_result("search", false, "0 résultats " + bad));
       }
       for (int i = 0; i < 6; ++i) {  // test_fix, bash_cascade
@@ -120,7 +122,8 @@ TEST_SUITE("hostile_input") {
         note(m.on_tool_result("bash", false, "FAILED tests/" + bad + " 1 failed"));
       }
       for (int i = 0; i < 6; ++i) {  // output_similarity, summary, content
-        note(m.on_text("Résumé ✓: the table │ ╔═══╗ │ is unchanged " + bad + " " + std::to_string(i % 2)));
+        note(m.on_text("Résumé ✓: the table │ ╔═══╗ │ is unchanged " + bad + " " +
+                       std::to_string(i % 2)));
       }
       note(m.on_text(repeated("│ ╔═══╗ ─┼─ │ " + bad + "\n", 40)));
       for (int i = 0; i < 400; ++i) note(m.on_text_chunk("\xe2\x94"));  // turns the limits see
@@ -169,9 +172,9 @@ TEST_SUITE("hostile_input") {
             case event_kind::tool_call: {
               v = m.on_tool_call(ev.tool, ev.args, ev.id);
               const auto fp = fingerprinter().of_call(ev.tool, ev.args);
-              for (const auto& g : swarm.apply({ev.swarm, ev.worker, ev.tool, fp.normalized,
-                                                fp.exact, fp.structural, std::nullopt, true,
-                                                ev.t.value_or(0)})) {
+              for (const auto& g :
+                   swarm.apply({ev.swarm, ev.worker, ev.tool, fp.normalized, fp.exact,
+                                fp.structural, std::nullopt, true, ev.t.value_or(0)})) {
                 ++verdicts;
                 CHECK(utf8::is_valid(g.message));
               }

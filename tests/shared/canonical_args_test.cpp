@@ -91,27 +91,10 @@ TEST_SUITE("canonical_args") {
   }
 
   TEST_CASE("invalid JSON is refused, as nlohmann refuses it") {
-    const char* bad[] = {"",
-                         "{",
-                         "{\"a\":}",
-                         "[1,]",
-                         "{\"a\" 1}",
-                         "01",
-                         "1.",
-                         "-",
-                         "\"unterminated",
-                         "tru",
-                         "{} x",
-                         "\"\\x\"",
-                         "\"a\nb\"",
-                         "[1 2]",
-                         "{\"a\":1,}",
-                         "nul",
-                         "+1",
-                         ".5",
-                         "1e",
-                         "\"\\u12\"",
-                         "{1:2}"};
+    const char* bad[] = {"",         "{",         "{\"a\":}",       "[1,]", "{\"a\" 1}", "01",
+                         "1.",       "-",         "\"unterminated", "tru",  "{} x",      "\"\\x\"",
+                         "\"a\nb\"", "[1 2]",     "{\"a\":1,}",     "nul",  "+1",        ".5",
+                         "1e",       "\"\\u12\"", "{1:2}"};
     for (const char* text : bad) {
       CAPTURE(text);
       canonical_args out;
@@ -158,7 +141,9 @@ TEST_SUITE("canonical_args") {
     const std::vector<std::pair<std::string, std::string>> cases = {
         {"\"\\ud800\"", "\"\xEF\xBF\xBD\""},
         {"\"\\udcff\"", "\"\xEF\xBF\xBD\""},
-        {"\"a\\ud800\\u0041\"", "\"a\xEF\xBF\xBD" "A\""},
+        {"\"a\\ud800\\u0041\"",
+         "\"a\xEF\xBF\xBD"
+         "A\""},
         {"\"\\ud83d\\ude00\"", "\"\xF0\x9F\x98\x80\""},
         {"\"\xff\"", "\"\xEF\xBF\xBD\""},
         {"\"\xc3\"", "\"\xEF\xBF\xBD\""},
@@ -176,7 +161,9 @@ TEST_SUITE("canonical_args") {
     }
   }
 
-  TEST_CASE("regression: an underflowing number reads as 0 on both paths, an overflowing one on neither") {
+  TEST_CASE(
+      "regression: an underflowing number reads as 0 on both paths, an overflowing one on "
+      "neither") {
     canonical_args out;
     loopguard::json_input::document doc;
     REQUIRE(loopguard::parse_canonical_args("[35e-635]", nullptr, out));

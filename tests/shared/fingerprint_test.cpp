@@ -133,13 +133,20 @@ TEST_SUITE("fingerprint") {
   }
 
   TEST_CASE("invalid UTF-8 is repaired before fingerprinting: the same bytes, the same print") {
-    const auto a = fp().of_call_text("re\xff" "ad", R"({"path":"a\udcff"})");
-    const auto b = fp().of_call_text("re\xEF\xBF\xBD" "ad", "{\"path\":\"a\xEF\xBF\xBD\"}");
+    const auto a = fp().of_call_text(
+        "re\xff"
+        "ad",
+        R"({"path":"a\udcff"})");
+    const auto b = fp().of_call_text(
+        "re\xEF\xBF\xBD"
+        "ad",
+        "{\"path\":\"a\xEF\xBF\xBD\"}");
     CHECK(a.exact == b.exact);
     CHECK(a.structural == b.structural);
     CHECK(fp().of_result(false, "bad \xc3 byte") == fp().of_result(false, "bad \xEF\xBF\xBD byte"));
     json args = {{"path", "a\xff"}};
-    CHECK(fp().of_call("read", args).exact == fp().of_call_text("read", R"({"path":"a\ufffd"})").exact);
+    CHECK(fp().of_call("read", args).exact ==
+          fp().of_call_text("read", R"({"path":"a\ufffd"})").exact);
   }
 
   TEST_CASE("hex round trip") {

@@ -43,7 +43,8 @@ config_reader config_reader::child(const char* key) {
 void config_reader::read(const char* key, bool& out) {
   const nlohmann::json* v = find(key);
   if (v == nullptr) return;
-  if (!v->is_boolean()) return fail(key, std::string("must be true or false, got ") + json_input::dump(*v));
+  if (!v->is_boolean())
+    return fail(key, std::string("must be true or false, got ") + json_input::dump(*v));
   out = v->get<bool>();
 }
 

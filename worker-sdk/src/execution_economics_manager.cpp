@@ -1,8 +1,8 @@
 #include "loopguard/execution_economics_manager.hpp"
 
 #include <algorithm>
-#include <utility>
 #include <unordered_map>
+#include <utility>
 
 #include "call_history.hpp"
 #include "detectors/repeat_chain.hpp"

@@ -35,8 +35,7 @@ class event_log_writer {
 
 // Applies one record to `state` (verdicts are dropped: they were pushed when the events first
 // arrived). nullopt, or what is malformed; the state may then hold part of the record.
-std::optional<std::string> replay_log_record(std::string_view record,
-                                             shared_economics_state& state,
+std::optional<std::string> replay_log_record(std::string_view record, shared_economics_state& state,
                                              std::size_t* repaired = nullptr);
 
 }  // namespace loopguard::daemon

@@ -2,6 +2,7 @@
 
 #include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/fingerprint.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::cli {
 namespace {
@@ -45,7 +46,7 @@ struct swarm_replay::impl {
     e.swarm = call.swarm;
     e.worker = call.worker;
     e.tool = call.tool;
-    e.summary = cfp.normalized.substr(0, kSummaryChars);
+    e.summary = std::string(utf8::cut(cfp.normalized, kSummaryChars));
     e.exact = cfp.exact;
     e.structural = cfp.structural;
     const trace_event& at = tr.events[result_index];

@@ -40,6 +40,7 @@ class parser {
   explicit parser(std::string_view s) : s_(s) {}
 
   bool document(const key_set* skip, canonical_args& out) {
+    if (s_.starts_with("\xEF\xBB\xBF")) pos_ = 3;  // a leading byte order mark, as nlohmann
     ws();
     if (peek() == '{') {
       out.is_object = true;

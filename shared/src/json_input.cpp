@@ -97,6 +97,11 @@ std::optional<std::string> repair_text(std::string_view text, std::string& out,
   repairer r(text, out);
   std::size_t depth = 0;
   std::size_t i = 0;
+  // nlohmann's lexer takes a NUL byte for the end of the input, which would accept anything
+  // after it: JSON has no raw NUL anywhere (in a string it must be escaped), so refuse it.
+  if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
+    return "not valid JSON: a NUL byte at byte " + std::to_string(nul);
+  }
   while (i < text.size()) {
     const char c = text[i];
     if (c == '"') {

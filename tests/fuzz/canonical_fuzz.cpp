@@ -21,8 +21,8 @@ namespace fuzz = loopguard::fuzz;
 using loopguard::canonical_args;
 
 enum { inputs, accepted, refused, nlohmann_agreed, repaired, kCounters };
-fuzz::counters<kCounters> counters("canonical", {"inputs", "accepted", "refused",
-                                                 "nlohmann_agreed", "repaired"});
+fuzz::counters<kCounters> counters("canonical", {"inputs", "accepted", "refused", "nlohmann_agreed",
+                                                 "repaired"});
 
 const loopguard::key_set kSkip{"timestamp", "request_id", "a"};
 

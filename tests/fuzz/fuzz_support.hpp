@@ -18,17 +18,16 @@
 
 // A broken contract: say which on stderr and abort, which libFuzzer reports as a crash (and
 // saves the input). Never compiled out.
-#define LG_FUZZ_CHECK(cond, what)                                                              \
-  do {                                                                                         \
-    if (!(cond)) ::loopguard::fuzz::fail(what, #cond, __FILE__, __LINE__);                     \
+#define LG_FUZZ_CHECK(cond, what)                                          \
+  do {                                                                     \
+    if (!(cond)) ::loopguard::fuzz::fail(what, #cond, __FILE__, __LINE__); \
   } while (0)
 
 namespace loopguard::fuzz {
 
-[[noreturn]] inline void fail(std::string_view what, const char* cond, const char* file,
-                              int line) {
-  std::fprintf(stderr, "fuzz contract broken: %.*s [%s] at %s:%d\n",
-               static_cast<int>(what.size()), what.data(), cond, file, line);
+[[noreturn]] inline void fail(std::string_view what, const char* cond, const char* file, int line) {
+  std::fprintf(stderr, "fuzz contract broken: %.*s [%s] at %s:%d\n", static_cast<int>(what.size()),
+               what.data(), cond, file, line);
   std::abort();
 }
 
@@ -61,7 +60,9 @@ inline std::string_view as_view(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};  // NOLINT: bytes as chars
 }
 
-inline bool valid_utf8(std::string_view s) { return utf8::is_valid(s); }
+inline bool valid_utf8(std::string_view s) {
+  return utf8::is_valid(s);
+}
 
 // True when `body` is one JSON document (nlohmann, no exceptions).
 inline bool parses_as_json(std::string_view body) {

@@ -106,7 +106,6 @@ for i, text in enumerate([
     '[' * 128 + ']' * 128,
     '[' * 129 + ']' * 129,
     '{"x":1} trailing',
-    '\ufeff{"bom":1}',
 ]):
     write("canonical", f"args_{i:02}.json", text)
 write("canonical", "invalid_utf8.json", b'{"k\xff":"v\xc3\x28","path":"\xed\xa0\x80"}')

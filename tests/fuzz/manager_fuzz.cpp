@@ -31,10 +31,10 @@ fuzz::counters<kCounters> counters("manager",
 
 constexpr std::string_view kTools[] = {"bash", "read_file", "search", "edit_file", "run_tests"};
 constexpr std::string_view kArgs[] = {
-    R"({"command":"ls -la"})",         R"({"command":"cat  ./src//a.ts"})",
-    R"({"path":"src/a.ts"})",          R"({"query":"config loader"})",
+    R"({"command":"ls -la"})",          R"({"command":"cat  ./src//a.ts"})",
+    R"({"path":"src/a.ts"})",           R"({"query":"config loader"})",
     R"({"command":"pytest -x tests"})", R"({"path":"src/a.ts","content":"x = 1"})",
-    R"({"command":"sed -n 1,20p a"})", R"(not json)"};
+    R"({"command":"sed -n 1,20p a"})",  R"(not json)"};
 constexpr std::string_view kOutputs[] = {"No results found.", "FAILED tests/test_a.py::t - 1 != 2",
                                          "ok", "error: file not found", "took 12ms pid 42"};
 
@@ -44,21 +44,31 @@ constexpr std::string_view kFixedPresets[] = {"balanced", "aggressive", "roo-cod
 
 json json_from(fuzz::byte_stream& in) {
   switch (in.byte() % 5) {
-    case 0: return json{{"command", in.str(24)}};
-    case 1: return json{{"path", in.str(16)}, {"offset", in.byte()}};
-    case 2: return json::array({in.str(8), in.byte(), nullptr});
-    case 3: return json{{std::string(in.str(6)), json{{"x", in.str(6)}, {"timestamp", in.byte()}}}};
-    default: return json(in.str(12));
+    case 0:
+      return json{{"command", in.str(24)}};
+    case 1:
+      return json{{"path", in.str(16)}, {"offset", in.byte()}};
+    case 2:
+      return json::array({in.str(8), in.byte(), nullptr});
+    case 3:
+      return json{{std::string(in.str(6)), json{{"x", in.str(6)}, {"timestamp", in.byte()}}}};
+    default:
+      return json(in.str(12));
   }
 }
 
 double cost_from(std::uint8_t b) {
   switch (b % 8) {
-    case 0: return std::numeric_limits<double>::quiet_NaN();
-    case 1: return std::numeric_limits<double>::infinity();
-    case 2: return -1.0;
-    case 3: return 1e300;
-    default: return static_cast<double>(b) / 16.0;
+    case 0:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 1:
+      return std::numeric_limits<double>::infinity();
+    case 2:
+      return -1.0;
+    case 3:
+      return 1e300;
+    default:
+      return static_cast<double>(b) / 16.0;
   }
 }
 

@@ -15,8 +15,8 @@ namespace protocol = loopguard::protocol;
 namespace fuzz = loopguard::fuzz;
 
 enum { inputs, parsed, refused, reparsed, binary_roundtrip, kCounters };
-fuzz::counters<kCounters> counters("protocol_json", {"inputs", "parsed", "refused", "reparsed",
-                                                     "binary_roundtrip"});
+fuzz::counters<kCounters> counters("protocol_json",
+                                   {"inputs", "parsed", "refused", "reparsed", "binary_roundtrip"});
 
 }  // namespace
 

@@ -18,8 +18,7 @@ namespace {
 namespace fuzz = loopguard::fuzz;
 
 enum { inputs, valid_input, masked, repaired, kCounters };
-fuzz::counters<kCounters> counters("result_mask",
-                                   {"inputs", "valid_input", "masked", "repaired"});
+fuzz::counters<kCounters> counters("result_mask", {"inputs", "valid_input", "masked", "repaired"});
 
 const loopguard::fingerprinter kFingerprinter;
 

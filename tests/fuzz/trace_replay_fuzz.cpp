@@ -35,8 +35,7 @@ std::vector<manager_config> make_configs() {
   auto balanced = loopguard::preset("balanced");
   auto aggressive = loopguard::preset("aggressive");
   LG_FUZZ_CHECK(balanced && aggressive, "a preset is missing");
-  balanced->swarm = {{"threshold", 2}, {"min_workers", 1}, {"absolute_cap", 4},
-                     {"critical_at", 3}};
+  balanced->swarm = {{"threshold", 2}, {"min_workers", 1}, {"absolute_cap", 4}, {"critical_at", 3}};
   out.push_back(*balanced);
   out.push_back(*aggressive);
   for (const auto& c : out) {

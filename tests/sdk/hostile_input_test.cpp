@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -136,6 +137,30 @@ TEST_SUITE("hostile_input") {
       CAPTURE(to_string(d));
       CHECK(seen.count(d) == 1);
     }
+  }
+
+  TEST_CASE("regression (fuzz): costs and clock jumps beyond uint32_t or not finite are no UB") {
+    for (const auto name : {"attocode", "ralph"}) {
+      CAPTURE(name);
+      for (double amount : {1e300, 5e9, -1.0, std::numeric_limits<double>::quiet_NaN(),
+                            std::numeric_limits<double>::infinity()}) {
+        ExecutionEconomicsManager m(*preset(name));
+        check_valid(m.add_cost(amount));
+        check_valid(m.add_cost(0.5));
+      }
+      ExecutionEconomicsManager m(*preset(name));
+      double now = 0;
+      m.set_clock([&] { return now; });
+      check_valid(m.on_tool_call_json("t", "{}"));
+      now = 1e12;  // a clock that jumps by 2^32 s and more
+      const auto v = m.on_tool_call_json("t", "{}");
+      check_valid(v);
+    }
+    ExecutionEconomicsManager m(*preset("attocode"));  // max_cost 1
+    m.add_cost(std::numeric_limits<double>::quiet_NaN());
+    m.add_cost(-5);
+    CHECK_FALSE(fired(m.add_cost(0.1), detector_id::limit));
+    CHECK(fired(m.add_cost(1.0), detector_id::limit));
   }
 
   TEST_CASE("the same bytes give the same verdicts through on_tool_call_json and a repaired copy") {

@@ -175,4 +175,22 @@ TEST_SUITE("canonical_args") {
     REQUIRE(err);
     CHECK(err->find("1e400") != std::string::npos);
   }
+
+  TEST_CASE("regression (fuzz): a NUL byte is refused and a leading BOM skipped on both paths") {
+    using namespace std::string_literals;
+    for (const std::string text : {"1\0x"s, "{\"a\":1}\0junk"s, "[\"a\0\"]"s, "\0"s}) {
+      canonical_args out;
+      loopguard::json_input::document doc;
+      CHECK_FALSE(loopguard::parse_canonical_args(text, nullptr, out));
+      const auto err = loopguard::json_input::parse(text, doc);
+      REQUIRE(err);
+      CHECK(err->find("NUL") != std::string::npos);
+    }
+    const std::string bom = "\xEF\xBB\xBF{\"bom\":1}";
+    canonical_args out;
+    loopguard::json_input::document doc;
+    REQUIRE(loopguard::parse_canonical_args(bom, nullptr, out));
+    REQUIRE_FALSE(loopguard::json_input::parse(bom, doc));
+    CHECK(out.canonical() == loopguard::canonical_json(doc.value));
+  }
 }

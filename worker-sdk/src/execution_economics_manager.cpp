@@ -1,6 +1,7 @@
 #include "loopguard/execution_economics_manager.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 #include <utility>
 
@@ -373,7 +374,8 @@ struct ExecutionEconomicsManager::impl {
   }
 
   verdict add_cost(double amount) {
-    cost += amount;
+    // A cost that is not a finite, non-negative number says nothing about spend: ignored.
+    if (std::isfinite(amount) && amount > 0) cost += amount;
     std::vector<finding> findings;
     add_limits(findings, next_index == 0 ? 0 : next_index - 1);
     return decide(findings, next_index == 0 ? 0 : next_index - 1, false);

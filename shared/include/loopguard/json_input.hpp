@@ -6,7 +6,9 @@
 //  - arrays and objects nested more than kMaxDepth deep are refused (recursive consumers stay
 //    far from the stack's end);
 //  - numbers beyond a double's range are refused (nlohmann's number overflow); numbers below its
-//    smallest magnitude read as 0, as strtod rounds them.
+//    smallest magnitude read as 0, as strtod rounds them;
+//  - a raw NUL byte is refused anywhere (JSON has none; nlohmann would stop reading at it); a
+//    leading UTF-8 byte order mark is skipped.
 // Never throws: nlohmann's exceptions are caught here and become the error text.
 #pragma once
 

@@ -64,7 +64,8 @@ class ExecutionEconomicsManager {
   verdict on_text(std::string_view content);
   // A piece of streamed text; the content-loop check runs as the text arrives.
   verdict on_text_chunk(std::string_view chunk);
-  // Cost reported by the caller (any currency unit), for the cost limit.
+  // Cost reported by the caller (any currency unit), for the cost limit. An amount that is not
+  // finite, or not above 0, is ignored.
   verdict add_cost(double amount);
 
   void reset();  // forget the run, keep settings, clock and override

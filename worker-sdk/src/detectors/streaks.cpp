@@ -4,6 +4,18 @@
 
 namespace loopguard::sdk {
 
+namespace {
+
+// A count for the report: the used amount (a cost, seconds from a caller's clock) may be any
+// double; casting one beyond uint32_t's range, or NaN, would be undefined.
+std::uint32_t saturated_count(double used) {
+  if (!(used > 0)) return 0;
+  if (used >= 4294967295.0) return 4294967295U;
+  return static_cast<std::uint32_t>(used);
+}
+
+}  // namespace
+
 std::optional<finding> streak_finding(detector_id d, const streak& s, const streak_rule& rule,
                                       std::string tool, std::string detail) {
   if (!rule.enabled || s.length < rule.steps.warn_at) return std::nullopt;
@@ -50,7 +62,7 @@ std::vector<finding> safety_limits::check(const usage& u, std::size_t event_inde
     f.detector = detector_id::limit;
     f.identity = 200 + i;
     f.loop_start = event_index;
-    f.count = static_cast<std::uint32_t>(l.used);
+    f.count = saturated_count(l.used);
     f.confidence = 1.0;
     // Iterations and failures count what already happened: the limit-th is still allowed
     // for iterations (a limit of 100 lets 100 turns run), reached means stop for the rest.

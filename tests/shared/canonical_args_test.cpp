@@ -178,7 +178,7 @@ TEST_SUITE("canonical_args") {
 
   TEST_CASE("regression (fuzz): a NUL byte is refused and a leading BOM skipped on both paths") {
     using namespace std::string_literals;
-    for (const std::string text : {"1\0x"s, "{\"a\":1}\0junk"s, "[\"a\0\"]"s, "\0"s}) {
+    for (const std::string& text : {"1\0x"s, "{\"a\":1}\0junk"s, "[\"a\0\"]"s, "\0"s}) {
       canonical_args out;
       loopguard::json_input::document doc;
       CHECK_FALSE(loopguard::parse_canonical_args(text, nullptr, out));

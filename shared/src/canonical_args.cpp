@@ -368,6 +368,7 @@ std::string canonical_args::canonical() const {
 
 bool parse_canonical_args(std::string_view text, const key_set* skip, canonical_args& out) {
   out = canonical_args{};
+  if (text.size() > json_input::kMaxTextBytes) return false;
   parser p(text);
   return p.document(skip, out);
 }

@@ -94,6 +94,10 @@ std::size_t scan_string(std::string_view s, std::size_t i, repairer& r) {
 
 std::optional<std::string> repair_text(std::string_view text, std::string& out,
                                        std::size_t& repairs) {
+  if (text.size() > kMaxTextBytes) {
+    return "the text is " + std::to_string(text.size()) + " bytes, more than the limit of " +
+           std::to_string(kMaxTextBytes) + " bytes";
+  }
   repairer r(text, out);
   std::size_t depth = 0;
   std::size_t i = 0;

@@ -193,4 +193,15 @@ TEST_SUITE("canonical_args") {
     REQUIRE_FALSE(loopguard::json_input::parse(bom, doc));
     CHECK(out.canonical() == loopguard::canonical_json(doc.value));
   }
+
+  TEST_CASE("a JSON text longer than json_input::kMaxTextBytes is refused on both paths") {
+    std::string text(loopguard::json_input::kMaxTextBytes + 1, ' ');
+    text[0] = '1';
+    canonical_args out;
+    loopguard::json_input::document doc;
+    CHECK_FALSE(loopguard::parse_canonical_args(text, nullptr, out));
+    const auto err = loopguard::json_input::parse(text, doc);
+    REQUIRE(err);
+    CHECK(err->find("more than the limit") != std::string::npos);
+  }
 }

@@ -30,10 +30,10 @@ struct canonical_args {
 };
 
 // Parses JSON text under json_input.hpp's rules: invalid UTF-8 and lone surrogate escapes in
-// strings become U+FFFD, nesting deeper than json_input::kMaxDepth and numbers beyond a double's
-// range are refused. False (and `out` unspecified) for anything else that is not exactly one
-// JSON value (RFC 8259): the same inputs json_input::parse rejects. Duplicate keys: the last
-// one wins, as in nlohmann::json.
+// strings become U+FFFD, nesting deeper than json_input::kMaxDepth, numbers beyond a double's
+// range, texts longer than json_input::kMaxTextBytes and NUL bytes are refused. False (and `out`
+// unspecified) for anything else that is not exactly one JSON value (RFC 8259): the same inputs
+// json_input::parse rejects. Duplicate keys: the last one wins, as in nlohmann::json.
 bool parse_canonical_args(std::string_view text, const key_set* skip, canonical_args& out);
 
 // The same from a parsed document.

@@ -24,6 +24,8 @@ namespace loopguard::json_input {
 // Nesting of arrays and objects: a document with this many nested containers is accepted, one
 // more is refused.
 inline constexpr std::size_t kMaxDepth = 128;
+// Length of one JSON text (a trace line, a config file, tool arguments): longer is refused.
+inline constexpr std::size_t kMaxTextBytes = std::size_t{64} << 20;
 
 struct document {
   nlohmann::json value;

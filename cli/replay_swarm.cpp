@@ -1,8 +1,8 @@
 #include "replay_swarm.hpp"
 
-#include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/fingerprint.hpp"
 #include "loopguard/utf8.hpp"
+#include "state/shared_economics_state.hpp"
 
 namespace loopguard::cli {
 namespace {

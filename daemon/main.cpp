@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "loopguard/daemon/checkpointer.hpp"
-#include "loopguard/daemon/sqlite_checkpoint_store.hpp"
 #include "loopguard/utf8.hpp"
 #include "server/daemon_config.hpp"
 #include "server/listener.hpp"
+#include "service/checkpointer.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
 
 namespace net = boost::asio;
 using namespace loopguard::daemon;

@@ -1,4 +1,4 @@
-#include "daemon_config.hpp"
+#include "server/daemon_config.hpp"
 
 #include <fstream>
 #include <sstream>

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "loopguard/daemon/swarm_rules.hpp"
-#include "server_context.hpp"
+#include "server/server_context.hpp"
+#include "state/swarm_rules.hpp"
 
 namespace loopguard::daemon {
 

@@ -1,4 +1,4 @@
-#include "http_api.hpp"
+#include "server/http_api.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "loopguard/daemon/daemon_metrics.hpp"
-#include "loopguard/daemon/swarm_service.hpp"
+#include "service/daemon_metrics.hpp"
+#include "service/swarm_service.hpp"
 
 namespace loopguard::daemon {
 

@@ -1,13 +1,13 @@
-#include "http_session.hpp"
+#include "server/http_session.hpp"
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/beast/websocket.hpp>
 
 #include <spdlog/spdlog.h>
 
-#include "http_api.hpp"
 #include "loopguard/utf8.hpp"
-#include "websocket_session.hpp"
+#include "server/http_api.hpp"
+#include "server/websocket_session.hpp"
 
 namespace loopguard::daemon {
 

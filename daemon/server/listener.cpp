@@ -1,10 +1,10 @@
-#include "listener.hpp"
+#include "server/listener.hpp"
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 
-#include "http_session.hpp"
+#include "server/http_session.hpp"
 
 namespace loopguard::daemon {
 

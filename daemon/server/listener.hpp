@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "server_context.hpp"
+#include "server/server_context.hpp"
 
 namespace loopguard::daemon {
 

@@ -13,9 +13,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "loopguard/daemon/daemon_metrics.hpp"
-#include "loopguard/daemon/swarm_service.hpp"
 #include "loopguard/protocol.hpp"
+#include "service/daemon_metrics.hpp"
+#include "service/swarm_service.hpp"
 
 namespace loopguard::daemon {
 

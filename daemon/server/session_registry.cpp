@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "server_context.hpp"
-#include "websocket_session.hpp"
+#include "server/server_context.hpp"
+#include "server/websocket_session.hpp"
 
 namespace loopguard::daemon {
 

@@ -1,11 +1,11 @@
-#include "websocket_session.hpp"
+#include "server/websocket_session.hpp"
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
-#include "loopguard/daemon/checkpointer.hpp"
 #include "loopguard/utf8.hpp"
+#include "service/checkpointer.hpp"
 
 namespace loopguard::daemon {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <utility>
 
-#include "buffered_stream.hpp"
 #include "loopguard/protocol.hpp"
-#include "server_context.hpp"
+#include "server/buffered_stream.hpp"
+#include "server/server_context.hpp"
 
 namespace loopguard::daemon {
 

@@ -1,4 +1,4 @@
-#include "loopguard/daemon/nudge_text.hpp"
+#include "state/nudge_text.hpp"
 
 #include <cmath>
 #include <string>

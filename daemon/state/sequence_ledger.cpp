@@ -1,4 +1,4 @@
-#include "loopguard/daemon/sequence_ledger.hpp"
+#include "state/sequence_ledger.hpp"
 
 #include <algorithm>
 #include <cassert>

@@ -1,11 +1,11 @@
-#include "loopguard/daemon/shared_economics_state.hpp"
+#include "state/shared_economics_state.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <cmath>
 #include <utility>
 
-#include "loopguard/daemon/nudge_text.hpp"
+#include "state/nudge_text.hpp"
 
 namespace loopguard::daemon {
 

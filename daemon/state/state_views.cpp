@@ -5,7 +5,7 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "loopguard/daemon/shared_economics_state.hpp"
+#include "state/shared_economics_state.hpp"
 
 namespace loopguard::daemon {
 namespace {

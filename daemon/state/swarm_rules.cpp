@@ -1,4 +1,4 @@
-#include "loopguard/daemon/swarm_rules.hpp"
+#include "state/swarm_rules.hpp"
 
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "loopguard/daemon/checkpoint_store.hpp"
+#include "store/checkpoint_store.hpp"
 
 #include <cassert>
 

@@ -1,6 +1,6 @@
-#include "fingerprint_codec.hpp"
+#include "store/fingerprint_codec.hpp"
 
-#include "loopguard/daemon/byte_codec.hpp"
+#include "store/byte_codec.hpp"
 
 namespace loopguard::daemon {
 namespace {

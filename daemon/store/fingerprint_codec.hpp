@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "loopguard/daemon/state_rows.hpp"
+#include "state/state_rows.hpp"
 
 namespace loopguard::daemon {
 

@@ -1,9 +1,9 @@
-#include "loopguard/daemon/sqlite_checkpoint_store.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <sqlite3.h>
 
-#include "fingerprint_codec.hpp"
+#include "store/fingerprint_codec.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "loopguard/daemon/shared_economics_state.hpp"
+#include "state/shared_economics_state.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;

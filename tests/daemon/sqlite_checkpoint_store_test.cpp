@@ -4,9 +4,9 @@
 
 #include <fstream>
 
-#include "loopguard/daemon/fault_injecting_store.hpp"
-#include "loopguard/daemon/sqlite_checkpoint_store.hpp"
-#include "loopguard/daemon/swarm_service.hpp"
+#include "fault_injecting_store.hpp"
+#include "service/swarm_service.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "loopguard/daemon/swarm_rules.hpp"
+#include "state/swarm_rules.hpp"
 
 using namespace loopguard::daemon;
 using nlohmann::json;

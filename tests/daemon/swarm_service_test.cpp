@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "loopguard/daemon/swarm_service.hpp"
+#include "service/swarm_service.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;

@@ -10,8 +10,8 @@
 #include <sstream>
 #include <string>
 
-#include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/protocol.hpp"
+#include "state/shared_economics_state.hpp"
 
 namespace loopguard::test {
 

@@ -10,9 +10,9 @@
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
-#include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/hex.hpp"
 #include "loopguard/protocol.hpp"
+#include "state/shared_economics_state.hpp"
 #include "ws_client.hpp"
 
 using namespace loopguard;

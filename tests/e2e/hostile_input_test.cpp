@@ -14,10 +14,10 @@
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
-#include "loopguard/daemon/event_log.hpp"
-#include "loopguard/daemon/sqlite_checkpoint_store.hpp"
 #include "loopguard/protocol.hpp"
 #include "loopguard/utf8.hpp"
+#include "store/event_log.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
 #include "ws_client.hpp"
 
 using namespace loopguard;

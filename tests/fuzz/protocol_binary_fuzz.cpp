@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "fuzz_support.hpp"
-#include "loopguard/daemon/daemon_metrics.hpp"
-#include "loopguard/daemon/shared_economics_state.hpp"
-#include "loopguard/daemon/swarm_service.hpp"
 #include "loopguard/protocol.hpp"
 #include "server/http_api.hpp"
+#include "service/daemon_metrics.hpp"
+#include "service/swarm_service.hpp"
+#include "state/shared_economics_state.hpp"
 
 namespace {
 

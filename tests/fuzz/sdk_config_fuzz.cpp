@@ -12,10 +12,10 @@
 
 #include "fuzz_support.hpp"
 #include "loopguard/config.hpp"
-#include "loopguard/daemon/shared_economics_state.hpp"
-#include "loopguard/daemon/swarm_rules.hpp"
 #include "loopguard/execution_economics_manager.hpp"
 #include "loopguard/json_input.hpp"
+#include "state/shared_economics_state.hpp"
+#include "state/swarm_rules.hpp"
 
 namespace {
 

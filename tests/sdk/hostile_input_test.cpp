@@ -8,12 +8,12 @@
 #include <map>
 #include <set>
 
-#include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/execution_economics_manager.hpp"
 #include "loopguard/presets.hpp"
 #include "loopguard/trace.hpp"
 #include "loopguard/utf8.hpp"
 #include "sdk_test_util.hpp"
+#include "state/shared_economics_state.hpp"
 
 using namespace loopguard;
 using lgtest::fired;

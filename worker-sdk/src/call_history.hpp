@@ -56,15 +56,4 @@ class call_history {
   std::deque<call_record> calls_;
 };
 
-// Heuristics over tool names and shell commands (docs/detectors.md, "What counts as progress").
-bool is_mutating_tool(std::string_view tool);
-bool is_mutating_command(std::string_view command);
-bool is_test_tool(std::string_view tool);
-bool is_test_command(std::string_view command);
-bool is_file_op_command(std::string_view command);
-// Failed, empty, or one of the usual "nothing found" answers.
-bool is_unproductive(bool ok, std::string_view output);
-// A test run's output reports failures even though the tool call itself succeeded.
-bool reports_test_failure(std::string_view output);
-
 }  // namespace loopguard::sdk

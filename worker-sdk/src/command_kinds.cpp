@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "call_history.hpp"
+#include "command_kinds.hpp"
 #include "loopguard/shell_command.hpp"
 
 namespace loopguard::sdk {

@@ -6,9 +6,13 @@
 #include <utility>
 
 #include "call_history.hpp"
+#include "command_kinds.hpp"
+#include "detectors/content_loop.hpp"
+#include "detectors/cycle.hpp"
+#include "detectors/output_similarity.hpp"
 #include "detectors/repeat_chain.hpp"
+#include "detectors/result.hpp"
 #include "detectors/streaks.hpp"
-#include "detectors/text_detectors.hpp"
 #include "escalation.hpp"
 #include "loopguard/utf8.hpp"
 #include "nudges.hpp"

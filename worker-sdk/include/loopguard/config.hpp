@@ -90,7 +90,7 @@ struct limit_rule {
 struct escalation_rule {
   std::uint32_t terminate_after = 3;  // the Nth detection of the same loop terminates; 0 = never
   bool reject_at_critical = true;     // a critical repeat call is rejected, not run
-  bool outcome_aware = true;          // results decide what counts as a repeat (rule 5)
+  bool outcome_aware = true;          // results decide what counts as a repeat
   bool every_firing_counts = false;   // each firing is a new detection, not each episode
   bool repeat_nudges = true;          // false: within an episode, speak only when the level rises
 };

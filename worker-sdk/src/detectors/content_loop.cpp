@@ -1,7 +1,7 @@
 #include <algorithm>
 
+#include "content_loop.hpp"
 #include "loopguard/utf8.hpp"
-#include "text_detectors.hpp"
 
 namespace loopguard::sdk {
 namespace {

@@ -1,7 +1,7 @@
 #include <cstdio>
 
 #include "loopguard/similarity.hpp"
-#include "text_detectors.hpp"
+#include "output_similarity.hpp"
 
 namespace loopguard::sdk {
 

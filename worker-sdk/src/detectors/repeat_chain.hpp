@@ -1,5 +1,5 @@
-// Rules 1, 2, 4 and 5: how many times the current call repeats an earlier one with nothing
-// changed in between (docs/detectors.md, "Repeat chains").
+// `exact`, `structural` and `similar_args`: how many times the current call repeats an earlier
+// one with nothing changed in between (docs/detectors.md, "Repeat chains").
 #pragma once
 
 #include <functional>
@@ -36,12 +36,5 @@ std::optional<finding> check_structural(const call_history& history, const call_
 std::optional<finding> check_similar_args(const call_history& history, const call_record& current,
                                           const similar_args_rule& rule, const ladder& steps,
                                           bool outcome_aware);
-
-std::optional<finding> check_cycle(const call_history& history, const call_record& current,
-                                   const cycle_rule& rule, bool outcome_aware);
-
-// Rule 6, on a failed result: the same error from several calls in a row.
-std::optional<finding> check_result(const call_history& history, const call_record& answered,
-                                    const result_rule& rule);
 
 }  // namespace loopguard::sdk

@@ -1,5 +1,5 @@
-// Rules 9-12: counters over the run (text-only turns, failing test runs, failing shell commands)
-// and the safety limits.
+// `summary`, `test_fix`, `bash_cascade` and `limit`: counters over the run (text-only turns,
+// failing test runs, failing shell commands) and the safety limits.
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-#include "loopguard/daemon/swarm_service.hpp"
+#include "service/swarm_service.hpp"
 
 #include <condition_variable>
 #include <deque>

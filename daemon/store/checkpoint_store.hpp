@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "loopguard/daemon/sequence_ledger.hpp"
-#include "loopguard/daemon/state_rows.hpp"
+#include "state/sequence_ledger.hpp"
+#include "state/state_rows.hpp"
 
 namespace loopguard::daemon {
 

@@ -1,4 +1,4 @@
-#include "loopguard/daemon/checkpointer.hpp"
+#include "service/checkpointer.hpp"
 
 #include <spdlog/spdlog.h>
 

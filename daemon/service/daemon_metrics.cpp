@@ -1,4 +1,4 @@
-#include "loopguard/daemon/daemon_metrics.hpp"
+#include "service/daemon_metrics.hpp"
 
 #include <cstdio>
 

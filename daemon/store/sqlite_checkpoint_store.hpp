@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "loopguard/daemon/checkpoint_store.hpp"
+#include "store/checkpoint_store.hpp"
 
 namespace loopguard::daemon {
 

@@ -14,9 +14,9 @@
 #include <mutex>
 #include <thread>
 
-#include "loopguard/daemon/checkpoint_store.hpp"
-#include "loopguard/daemon/daemon_metrics.hpp"
-#include "loopguard/daemon/swarm_service.hpp"
+#include "service/daemon_metrics.hpp"
+#include "service/swarm_service.hpp"
+#include "store/checkpoint_store.hpp"
 
 namespace loopguard::daemon {
 

@@ -12,11 +12,11 @@
 #include <optional>
 #include <vector>
 
-#include "loopguard/daemon/checkpoint_store.hpp"
-#include "loopguard/daemon/event_log.hpp"
-#include "loopguard/daemon/sequence_ledger.hpp"
-#include "loopguard/daemon/shared_economics_state.hpp"
 #include "loopguard/protocol.hpp"
+#include "state/sequence_ledger.hpp"
+#include "state/shared_economics_state.hpp"
+#include "store/checkpoint_store.hpp"
+#include "store/event_log.hpp"
 
 namespace loopguard::daemon {
 

@@ -20,9 +20,9 @@
 #include <unordered_set>
 #include <vector>
 
-#include "loopguard/daemon/state_rows.hpp"
-#include "loopguard/daemon/swarm_rules.hpp"
 #include "loopguard/severity.hpp"
+#include "state/state_rows.hpp"
+#include "state/swarm_rules.hpp"
 
 namespace loopguard::daemon {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "loopguard/daemon/shared_economics_state.hpp"
+#include "state/shared_economics_state.hpp"
 
 namespace loopguard::daemon {
 

@@ -1,9 +1,9 @@
-#include "loopguard/daemon/event_log.hpp"
+#include "store/event_log.hpp"
 
 #include <utility>
 
-#include "loopguard/daemon/byte_codec.hpp"
 #include "loopguard/utf8.hpp"
+#include "store/byte_codec.hpp"
 
 namespace loopguard::daemon {
 namespace {

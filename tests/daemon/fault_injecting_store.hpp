@@ -5,7 +5,7 @@
 
 #include <cstddef>
 
-#include "loopguard/daemon/checkpoint_store.hpp"
+#include "store/checkpoint_store.hpp"
 
 namespace loopguard::daemon {
 

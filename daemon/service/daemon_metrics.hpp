@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "loopguard/daemon/shared_economics_state.hpp"
+#include "state/shared_economics_state.hpp"
 
 namespace loopguard::daemon {
 

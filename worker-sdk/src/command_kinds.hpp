@@ -1,0 +1,20 @@
+// What a tool name, a shell command or an output says about a call: mutating, a test run, a file
+// operation, an unproductive answer. Internal to the SDK.
+#pragma once
+
+#include <string_view>
+
+namespace loopguard::sdk {
+
+// Heuristics over tool names and shell commands (docs/detectors.md, "What counts as progress").
+bool is_mutating_tool(std::string_view tool);
+bool is_mutating_command(std::string_view command);
+bool is_test_tool(std::string_view tool);
+bool is_test_command(std::string_view command);
+bool is_file_op_command(std::string_view command);
+// Failed, empty, or one of the usual "nothing found" answers.
+bool is_unproductive(bool ok, std::string_view output);
+// A test run's output reports failures even though the tool call itself succeeded.
+bool reports_test_failure(std::string_view output);
+
+}  // namespace loopguard::sdk

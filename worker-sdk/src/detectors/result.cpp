@@ -1,0 +1,37 @@
+#include "result.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace loopguard::sdk {
+
+std::optional<finding> check_result(const call_history& history, const call_record& answered,
+                                    const result_rule& rule) {
+  if (answered.ok) return std::nullopt;
+  const std::size_t look = std::min<std::size_t>(history.size(), rule.window);
+  std::uint32_t count = 0;
+  std::size_t start = answered.event_index;
+  std::set<std::uint64_t> calls;
+  for (std::size_t i = 0; i < look; ++i) {
+    const call_record& r = history.newest(i);
+    if (!r.answered) continue;
+    if (rule.same_tool && r.tool != answered.tool) continue;
+    if (r.ok) break;  // the error streak ends at a success
+    if (r.result != answered.result) continue;
+    ++count;
+    start = std::min(start, r.event_index);
+    calls.insert(r.fp.exact);
+  }
+  if (count < rule.steps.warn_at || calls.size() < rule.min_distinct_calls) return std::nullopt;
+  finding f;
+  f.detector = detector_id::result;
+  f.identity = answered.result;
+  f.count = count;
+  f.steps = rule.steps;
+  f.loop_start = start;
+  f.confidence = calls.size() == count ? 0.9 : 0.8;
+  f.tool = answered.tool;
+  return f;
+}
+
+}  // namespace loopguard::sdk

@@ -156,4 +156,39 @@ TEST_SUITE("manager") {
     ExecutionEconomicsManager b = std::move(a);
     CHECK(fired(step(b, "bash", R"({"command":"ls"})", true, ""), detector_id::exact));
   }
+
+  TEST_CASE("after reset() a manager judges a run exactly as a new one does") {
+    // A script that leaves something in every part of the run's state: history, episodes,
+    // streaks, cost, the text stream and a character cut between chunks.
+    const auto script = [](ExecutionEconomicsManager& m) {
+      std::vector<std::string> out;
+      const auto note = [&](const verdict& v) {
+        std::string line =
+            std::string(loopguard::to_string(v.action)) + ":" + std::to_string(v.event_index);
+        for (const auto& d : v.detections) {
+          line += " " + std::string(loopguard::to_string(d.detector)) + "/" +
+                  std::to_string(d.count) + "/" + std::to_string(d.occurrence) + "/" + d.message;
+        }
+        out.push_back(line);
+      };
+      for (int i = 0; i < 5; ++i) {
+        note(m.on_tool_call_json("bash", R"({"command":"pytest"})"));
+        note(m.on_tool_result("bash", false, "1 failed"));
+        note(m.on_tool_call_json(i % 2 ? "view" : "edit", R"({"path":"a.py"})"));
+        note(m.on_tool_result(i % 2 ? "view" : "edit", true, "ok"));
+        note(m.on_text("I will summarise what I did so far."));
+        note(m.on_text_chunk("repeat repeat repeat repeat repeat \xE2\x94"));
+        note(m.add_cost(0.4));
+      }
+      return out;
+    };
+    for (const char* name : {"balanced", "aggressive", "attocode", "ralph"}) {
+      CAPTURE(name);
+      ExecutionEconomicsManager fresh(preset(name)), reused(preset(name));
+      script(reused);
+      reused.reset();
+      CHECK(script(reused) == script(fresh));
+      CHECK(reused.stats().checks == fresh.stats().checks);
+    }
+  }
 }

@@ -38,26 +38,43 @@ std::size_t history_capacity(const manager_config& c) {
 
 enum class last_event { none, text, tool_call, tool_result };
 
-}  // namespace
+// Everything one run accumulates. reset() replaces it whole, so no member can survive a reset
+// by being forgotten.
+struct run_state {
+  explicit run_state(const manager_config& c)
+      : history(history_capacity(c)),
+        esc(c.escalation),
+        similar_outputs(c.output_similarity),
+        content(c.content),
+        limits(c.limit) {}
 
-struct ExecutionEconomicsManager::impl {
-  explicit impl(manager_config c)
-      : config(std::move(c)),
-        fp(config.fingerprint),
-        history(history_capacity(config)),
-        esc(config.escalation),
-        similar_outputs(config.output_similarity),
-        content(config.content),
-        limits(config.limit) {}
-
-  manager_config config;
-  fingerprinter fp;
   sdk::call_history history;
   sdk::escalation esc;
   sdk::output_similarity_detector similar_outputs;
   sdk::content_loop_detector content;
   sdk::safety_limits limits;
   std::unordered_map<std::uint64_t, std::uint32_t> totals;  // calls per exact fingerprint
+  sdk::streak text_turns, test_failures, shell_failures;
+  std::uint32_t shell_file_op_failures = 0;
+  std::uint32_t consecutive_failures = 0;
+  double cost = 0;
+  std::optional<double> started_at;
+  bool streaming = false;
+  std::string chunk_tail;  // an incomplete UTF-8 sequence at the end of the last chunk
+  last_event last = last_event::none;
+  std::size_t next_index = 0;
+  manager_stats stats;
+};
+
+}  // namespace
+
+// The settings, the caches that do not depend on the run, the clock and the override; the run
+// itself is the run_state base.
+struct ExecutionEconomicsManager::impl : run_state {
+  explicit impl(manager_config c) : run_state(c), config(std::move(c)), fp(config.fingerprint) {}
+
+  manager_config config;
+  fingerprinter fp;
   struct tool_kind {
     bool mutating, test;
   };
@@ -73,40 +90,10 @@ struct ExecutionEconomicsManager::impl {
         .first->second;
   }
 
-  sdk::streak text_turns, test_failures, shell_failures;
-  std::uint32_t shell_file_op_failures = 0;
-  std::uint32_t consecutive_failures = 0;
-  double cost = 0;
-  std::optional<double> started_at;
-  bool streaming = false;
-  std::string chunk_tail;  // an incomplete UTF-8 sequence at the end of the last chunk
-  last_event last = last_event::none;
-
-  std::size_t next_index = 0;
-  manager_stats stats;
   ExecutionEconomicsManager::clock clock;
   ExecutionEconomicsManager::verdict_override override_fn;
 
-  void clear_run() {
-    history.clear();
-    esc.reset();
-    similar_outputs.reset();
-    content.reset();
-    limits.reset();
-    totals.clear();
-    text_turns.clear();
-    test_failures.clear();
-    shell_failures.clear();
-    shell_file_op_failures = 0;
-    consecutive_failures = 0;
-    cost = 0;
-    started_at.reset();
-    streaming = false;
-    chunk_tail.clear();
-    last = last_event::none;
-    next_index = 0;
-    stats = {};
-  }
+  void clear_run() { static_cast<run_state&>(*this) = run_state(config); }
 
   std::size_t begin_event() {
     ++stats.checks;

@@ -3,6 +3,8 @@
 # source file of shared/, worker-sdk/, daemon/ and cli/, or over the files given.
 # Needs a configured build directory (compile_commands.json); LOOPGUARD_BUILD_DIR, default build.
 set -euo pipefail
+given=()
+for f in "$@"; do given+=("$(realpath "$f")"); done
 cd "$(dirname "$0")/.."
 build_dir=${LOOPGUARD_BUILD_DIR:-build}
 if [[ ! -f "$build_dir/compile_commands.json" ]]; then
@@ -14,8 +16,8 @@ if [[ -z "$tidy" ]]; then
   echo "lint: clang-tidy is not installed (apt-get install clang-tidy)" >&2
   exit 2
 fi
-if [[ $# -gt 0 ]]; then
-  files=("$@")
+if [[ ${#given[@]} -gt 0 ]]; then
+  files=("${given[@]}")
 else
   mapfile -t files < <(git ls-files 'shared/*.cpp' 'worker-sdk/*.cpp' 'daemon/*.cpp' 'cli/*.cpp')
 fi

@@ -296,58 +296,62 @@ class parser {
         pos_ = end;
         continue;
       }
-      // Backslash escape.
-      ++pos_;
-      if (pos_ >= s_.size()) return false;
-      const char e = s_[pos_++];
-      switch (e) {
-        case '"':
-          out += '"';
-          break;
-        case '\\':
-          out += '\\';
-          break;
-        case '/':
-          out += '/';
-          break;
-        case 'b':
-          out += '\b';
-          break;
-        case 'f':
-          out += '\f';
-          break;
-        case 'n':
-          out += '\n';
-          break;
-        case 'r':
-          out += '\r';
-          break;
-        case 't':
-          out += '\t';
-          break;
-        case 'u': {
-          std::uint32_t cp;
-          if (!hex4(cp)) return false;
-          if (cp >= 0xD800 && cp <= 0xDBFF) {
-            // Paired with a low surrogate escape, or a lone one: U+FFFD (json_input's rule).
-            std::uint32_t lo = 0;
-            const std::size_t at = pos_;
-            if (literal("\\u") && hex4(lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            } else {
-              pos_ = at;
-              cp = utf8::replacement_character;
-            }
-          } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-            cp = utf8::replacement_character;
-          }
-          put_utf8(out, cp);
-          break;
-        }
-        default:
-          return false;
-      }
+      ++pos_;  // '\\'
+      if (!escape(out)) return false;
     }
+  }
+
+  // The escape after a backslash (pos_ is past the backslash), appended to out decoded.
+  bool escape(std::string& out) {
+    if (pos_ >= s_.size()) return false;
+    const char e = s_[pos_++];
+    switch (e) {
+      case '"':
+      case '\\':
+      case '/':
+        out += e;
+        return true;
+      case 'b':
+        out += '\b';
+        return true;
+      case 'f':
+        out += '\f';
+        return true;
+      case 'n':
+        out += '\n';
+        return true;
+      case 'r':
+        out += '\r';
+        return true;
+      case 't':
+        out += '\t';
+        return true;
+      case 'u':
+        return unicode_escape(out);
+      default:
+        return false;
+    }
+  }
+
+  // \uXXXX (pos_ at the first hex digit). A high surrogate pairs with a following low surrogate
+  // escape; a lone surrogate becomes U+FFFD (json_input's rule).
+  bool unicode_escape(std::string& out) {
+    std::uint32_t cp;
+    if (!hex4(cp)) return false;
+    if (cp >= 0xD800 && cp <= 0xDBFF) {
+      std::uint32_t lo = 0;
+      const std::size_t at = pos_;
+      if (literal("\\u") && hex4(lo) && lo >= 0xDC00 && lo <= 0xDFFF) {
+        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+      } else {
+        pos_ = at;
+        cp = utf8::replacement_character;
+      }
+    } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+      cp = utf8::replacement_character;
+    }
+    put_utf8(out, cp);
+    return true;
   }
 
   std::string_view s_;

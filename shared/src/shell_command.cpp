@@ -237,82 +237,102 @@ std::string command_name(std::string_view command) {
   return {};
 }
 
-std::optional<std::string> file_read_target(std::string_view command) {
-  const auto words = split_words(command);
-  if (!words || words->empty()) return std::nullopt;
-  const std::string name = basename_of(words->front());
-  const reader_spec* spec = find_reader(name);
-  if (spec == nullptr) return std::nullopt;
+namespace {
 
-  std::vector<std::string> operands;
-  std::vector<std::string> sed_scripts;
+// What a reader command's words say once its options are read.
+struct reader_words {
+  std::vector<std::string> operands, sed_scripts;
   bool sed_quiet = false;
+};
+
+// One sed option at words[i] (i moves past a separate value). False: not a plain read
+// (--in-place and friends, -i, a missing script).
+bool read_sed_option(const std::vector<std::string>& words, std::size_t& i, reader_words& r) {
+  const std::string& w = words[i];
+  if (w == "--quiet" || w == "--silent") {
+    r.sed_quiet = true;
+    return true;
+  }
+  if (w == "--expression") {
+    if (i + 1 >= words.size()) return false;
+    r.sed_scripts.push_back(words[++i]);
+    return true;
+  }
+  if (w.starts_with("--expression=")) {
+    r.sed_scripts.push_back(w.substr(13));
+    return true;
+  }
+  if (w.starts_with("--")) return false;
+  // A bundle of short flags: -n, -nE, -ne SCRIPT, -e SCRIPT; -i edits in place.
+  for (std::size_t k = 1; k < w.size(); ++k) {
+    const char f = w[k];
+    if (f == 'n') {
+      r.sed_quiet = true;
+    } else if (f == 'e') {
+      if (k + 1 < w.size()) {
+        r.sed_scripts.push_back(w.substr(k + 1));
+      } else if (i + 1 < words.size()) {
+        r.sed_scripts.push_back(words[++i]);
+      } else {
+        return false;
+      }
+      return true;
+    } else if (std::string_view("Ersuz").find(f) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The operands and sed scripts of a reader command; nullopt when it is not a plain read.
+std::optional<reader_words> read_words(const reader_spec& spec,
+                                       const std::vector<std::string>& words) {
+  reader_words r;
   bool options_done = false;
-  for (std::size_t i = 1; i < words->size(); ++i) {
-    const std::string& w = (*words)[i];
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string& w = words[i];
     if (options_done || w == "-" || (w.size() > 0 && w[0] != '-' && w[0] != '+')) {
       if (w == "-") return std::nullopt;  // standard input, not a file
-      operands.push_back(w);
-      continue;
-    }
-    if (w == "--") {
+      r.operands.push_back(w);
+    } else if (w == "--") {
       options_done = true;
-      continue;
-    }
-    if (spec->name == "sed") {
-      if (w == "--quiet" || w == "--silent") {
-        sed_quiet = true;
-        continue;
-      }
-      if (w == "--expression") {
-        if (i + 1 >= words->size()) return std::nullopt;
-        sed_scripts.push_back((*words)[++i]);
-        continue;
-      }
-      if (w.starts_with("--expression=")) {
-        sed_scripts.push_back(w.substr(13));
-        continue;
-      }
-      if (w.starts_with("--")) return std::nullopt;  // --in-place and friends
-      // A bundle of short flags: -n, -nE, -ne SCRIPT, -e SCRIPT, -n5p is not allowed.
-      for (std::size_t k = 1; k < w.size(); ++k) {
-        const char f = w[k];
-        if (f == 'n') {
-          sed_quiet = true;
-        } else if (f == 'e') {
-          if (k + 1 < w.size()) {
-            sed_scripts.push_back(w.substr(k + 1));
-          } else if (i + 1 < words->size()) {
-            sed_scripts.push_back((*words)[++i]);
-          } else {
-            return std::nullopt;
-          }
-          break;
-        } else if (std::string_view("Ersuz").find(f) == std::string_view::npos) {
-          return std::nullopt;  // -i edits in place; anything else is not a plain read
-        }
-      }
-      continue;
-    }
-    if (takes_value(*spec, w)) {
-      if (i + 1 >= words->size()) return std::nullopt;
+    } else if (spec.name == "sed") {
+      if (!read_sed_option(words, i, r)) return std::nullopt;
+    } else if (takes_value(spec, w)) {
+      if (i + 1 >= words.size()) return std::nullopt;
       ++i;
     }
   }
+  return r;
+}
 
-  if (spec->name == "sed") {
-    if (!sed_quiet) return std::nullopt;
-    if (sed_scripts.empty()) {
-      if (operands.empty()) return std::nullopt;
-      sed_scripts.push_back(operands.front());
-      operands.erase(operands.begin());
-    }
-    for (const auto& script : sed_scripts) {
-      if (!is_sed_print_script(script)) return std::nullopt;
-    }
+// sed reads a file only as `sed -n` with print-only scripts; the first operand is the script
+// when no -e gave one.
+bool is_sed_read(reader_words& r) {
+  if (!r.sed_quiet) return false;
+  if (r.sed_scripts.empty()) {
+    if (r.operands.empty()) return false;
+    r.sed_scripts.push_back(r.operands.front());
+    r.operands.erase(r.operands.begin());
   }
-  if (operands.size() != 1) return std::nullopt;
-  return clean_path(operands.front());
+  for (const auto& script : r.sed_scripts) {
+    if (!is_sed_print_script(script)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> file_read_target(std::string_view command) {
+  const auto words = split_words(command);
+  if (!words || words->empty()) return std::nullopt;
+  const reader_spec* spec = find_reader(basename_of(words->front()));
+  if (spec == nullptr) return std::nullopt;
+  auto r = read_words(*spec, *words);
+  if (!r) return std::nullopt;
+  if (spec->name == "sed" && !is_sed_read(*r)) return std::nullopt;
+  if (r->operands.size() != 1) return std::nullopt;
+  return clean_path(r->operands.front());
 }
 
 }  // namespace loopguard::shell

@@ -90,7 +90,7 @@ manager_config aaagent() {
   return c;
 }
 
-// attocode LoopDetector + PhaseTracker + SharedEconomicsState: exact 3 and fuzzy 4 in a row,
+// attocode LoopDetector + PhaseTracker + shared_economics_state: exact 3 and fuzzy 4 in a row,
 // prompts at 3 / 4 / 6, never a local stop; test-fix 3, bash cascade 3, text-only turns 2;
 // swarm: 10 calls of one fingerprint from any workers, lifetime, whatever the results.
 manager_config attocode() {

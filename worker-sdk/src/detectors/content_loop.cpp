@@ -260,7 +260,7 @@ std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
   ++detections_;
   finding f;
   f.detector = detector_id::content;
-  f.identity = 2;
+  f.identity = identity_of(fixed_loop::repeating_text);
   f.count = detections_;
   f.steps = rule_.steps;
   f.confidence = 0.9;

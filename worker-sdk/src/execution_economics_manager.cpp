@@ -92,7 +92,7 @@ action action_for(severity level, bool rejects) {
 }
 
 detection to_detection(const finding& f, severity level, std::uint32_t occurrence,
-                       sdk::nudge_text text) {
+                       sdk::nudge_text&& text) {
   detection d;
   d.detector = f.detector;
   d.level = level;
@@ -238,7 +238,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     content.reset();
   }
 
-  sdk::call_record record_of(std::size_t index, std::string_view tool, call_fingerprint call_fp,
+  sdk::call_record record_of(std::size_t index, std::string_view tool, call_fingerprint&& call_fp,
                              std::string_view id) {
     sdk::call_record rec;
     rec.event_index = index;

@@ -191,7 +191,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     if (step.found || step.ended) report(out, std::move(step.found), {d, std::nullopt});
   }
 
-  verdict decide(std::vector<finding>& findings, std::size_t index, bool is_call) {
+  verdict decide(const std::vector<finding>& findings, std::size_t index, bool is_call) {
     verdict v;
     v.event_index = index;
     for (const finding& f : findings) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 
@@ -9,11 +11,13 @@
 #include "command_kinds.hpp"
 #include "detectors/content_loop.hpp"
 #include "detectors/cycle.hpp"
+#include "detectors/limits.hpp"
 #include "detectors/output_similarity.hpp"
 #include "detectors/repeat_chain.hpp"
 #include "detectors/result.hpp"
 #include "detectors/streaks.hpp"
 #include "escalation.hpp"
+#include "loopguard/protocol.hpp"
 #include "loopguard/utf8.hpp"
 #include "nudges.hpp"
 
@@ -54,8 +58,8 @@ struct run_state {
   sdk::content_loop_detector content;
   sdk::safety_limits limits;
   std::unordered_map<std::uint64_t, std::uint32_t> totals;  // calls per exact fingerprint
-  sdk::streak text_turns, test_failures, shell_failures;
-  std::uint32_t shell_file_op_failures = 0;
+  sdk::streak text_turns, test_failures;
+  sdk::shell_streak shell_failures;
   std::uint32_t consecutive_failures = 0;
   double cost = 0;
   std::optional<double> started_at;
@@ -65,6 +69,50 @@ struct run_state {
   std::size_t next_index = 0;
   manager_stats stats;
 };
+
+// The loops a rule looked at on one event: one loop (the call's or the error's fingerprint) or,
+// without an identity, every loop of the rule.
+struct watched {
+  detector_id detector;
+  std::optional<std::uint64_t> identity;
+};
+
+// What a result is the outcome of: its call, or for a result that answers no call, what the
+// tool name says.
+struct outcome_of {
+  bool test_run = false, shell = false, file_op = false;
+  std::string_view command;  // the command line of a shell call, else the tool
+};
+
+// The action a verdict takes for its strongest detection, local or swarm-wide.
+action action_for(severity level, bool rejects) {
+  if (level == severity::terminate) return action::terminate;
+  if (level == severity::critical && rejects) return action::reject;
+  return action::nudge;
+}
+
+detection to_detection(const finding& f, severity level, std::uint32_t occurrence,
+                       sdk::nudge_text&& text) {
+  detection d;
+  d.detector = f.detector;
+  d.level = level;
+  d.count = f.count;
+  d.confidence = f.confidence;
+  d.loop_start = f.loop_start;
+  d.occurrence = occurrence;
+  d.tool = f.tool;
+  d.message = std::move(text.message);
+  d.suggestion = std::move(text.suggestion);
+  return d;
+}
+
+void strongest_first(std::vector<detection>& detections) {
+  std::stable_sort(detections.begin(), detections.end(),
+                   [](const detection& a, const detection& b) {
+                     if (a.level != b.level) return a.level > b.level;
+                     return a.confidence > b.confidence;
+                   });
+}
 
 }  // namespace
 
@@ -101,6 +149,9 @@ struct ExecutionEconomicsManager::impl : run_state {
     return next_index++;
   }
 
+  // The index verdicts that judge no event carry (add_cost, swarm verdicts): the last event's.
+  std::size_t last_index() const { return next_index == 0 ? 0 : next_index - 1; }
+
   void new_turn() { ++stats.turns; }
 
   void add_limits(std::vector<finding>& out, std::size_t index) {
@@ -117,53 +168,122 @@ struct ExecutionEconomicsManager::impl : run_state {
     return it == config.tools.end() ? nullptr : &it->second;
   }
 
-  verdict decide(std::vector<finding>& findings, std::size_t index, bool is_call) {
+  // A rule looked at this event: its finding goes to the verdict, or, when it has none, the
+  // agent has left the loops it watched and their episodes are over. True when it reported.
+  bool report(std::vector<finding>& out, std::optional<finding>&& f, watched loops) {
+    if (f) {
+      out.push_back(std::move(*f));
+      return true;
+    }
+    if (loops.identity) {
+      esc.quiet(loops.detector, *loops.identity);
+    } else {
+      esc.quiet_all(loops.detector);
+    }
+    return false;
+  }
+
+  // A streak rule's step: the streak moves on; a streak still too short says nothing either way.
+  template <class State>
+  void report(std::vector<finding>& out, sdk::streak_step<State>&& step, State& state,
+              detector_id d) {
+    state = step.next;
+    if (step.found || step.ended) report(out, std::move(step.found), {d, std::nullopt});
+  }
+
+  verdict decide(const std::vector<finding>& findings, std::size_t index, bool is_call) {
     verdict v;
     v.event_index = index;
     for (const finding& f : findings) {
       std::uint32_t occurrence = 0;
       const severity level = esc.judge(f, occurrence);
       if (level == severity::none) continue;
-      const auto text = sdk::make_nudge(f, level, occurrence, config.escalation.reject_at_critical);
-      detection d;
-      d.detector = f.detector;
-      d.level = level;
-      d.count = f.count;
-      d.confidence = f.confidence;
-      d.loop_start = f.loop_start;
-      d.occurrence = occurrence;
-      d.tool = f.tool;
-      d.message = text.message;
-      d.suggestion = text.suggestion;
-      v.detections.push_back(std::move(d));
+      auto text = sdk::make_nudge(f, level, occurrence, config.escalation.reject_at_critical);
+      v.detections.push_back(to_detection(f, level, occurrence, std::move(text)));
     }
-    std::stable_sort(v.detections.begin(), v.detections.end(),
-                     [](const detection& a, const detection& b) {
-                       if (a.level != b.level) return a.level > b.level;
-                       return a.confidence > b.confidence;
-                     });
+    strongest_first(v.detections);
     if (!v.detections.empty()) {
       const detection& top = v.detections.front();
+      const bool rejects = is_call && config.escalation.reject_at_critical &&
+                           std::any_of(findings.begin(), findings.end(), [&](const finding& f) {
+                             return f.detector == top.detector && f.rejectable;
+                           });
       v.level = top.level;
-      const bool rejectable = std::any_of(findings.begin(), findings.end(), [&](const finding& f) {
-        return f.detector == top.detector && f.rejectable;
-      });
-      if (top.level == severity::terminate) {
-        v.action = action::terminate;
-      } else if (top.level == severity::critical && is_call && rejectable &&
-                 config.escalation.reject_at_critical) {
-        v.action = action::reject;
-      } else {
-        v.action = action::nudge;
-      }
-      for (const auto& d : v.detections) {
-        ++stats.detections[static_cast<std::size_t>(d.detector)][static_cast<std::size_t>(d.level)];
-      }
+      v.action = action_for(top.level, rejects);
+      count_detections(v);
     }
+    return finish(std::move(v));
+  }
+
+  void count_detections(const verdict& v) {
+    for (const auto& d : v.detections) {
+      ++stats.detections[static_cast<std::size_t>(d.detector)][static_cast<std::size_t>(d.level)];
+    }
+  }
+
+  // Every verdict leaves through here: the override, then the counts of what is returned.
+  verdict finish(verdict v) {
     if (override_fn) v = override_fn(std::move(v));
     if (v.action == action::reject) ++stats.rejected;
     if (v.action == action::terminate) ++stats.terminated;
     return v;
+  }
+
+  // A tool call ends the text stream (with any incomplete character) and the text-only streak.
+  void end_text() {
+    text_turns.clear();
+    esc.quiet_all(detector_id::summary);
+    streaming = false;
+    chunk_tail.clear();
+    content.reset();
+  }
+
+  sdk::call_record record_of(std::size_t index, std::string_view tool, call_fingerprint&& call_fp,
+                             std::string_view id) {
+    sdk::call_record rec;
+    rec.event_index = index;
+    rec.tool = std::string(tool);
+    rec.id = std::string(id);
+    rec.fp = std::move(call_fp);
+    const tool_kind& kind = kind_of(tool);
+    const bool shell = rec.fp.is_shell;
+    rec.mutating = kind.mutating || (shell && sdk::is_mutating_command(rec.fp.shell_command));
+    rec.test_run = kind.test || (shell && sdk::is_test_command(rec.fp.shell_command));
+    rec.file_op = shell && sdk::is_file_op_command(rec.fp.shell_command);
+    rec.progress = rec.mutating && !history.seen_exact(rec.fp.exact, index);
+    return rec;
+  }
+
+  // exact, structural, similar_args and cycle on a call not yet in the history.
+  void judge_call(std::vector<finding>& out, sdk::call_record& rec, std::uint32_t total) {
+    const tool_override* ov = override_for(rec.tool);
+    if (ov && ov->enabled && !*ov->enabled) return;  // the call rules are off for this tool
+    const bool aware = config.escalation.outcome_aware;
+    bool exact_fired = false;
+    if (config.exact.enabled) {
+      const ladder steps = ov && ov->exact ? *ov->exact : config.exact.steps;
+      exact_fired = report(out, sdk::check_exact(history, rec, config.exact, steps, aware, total),
+                           {detector_id::exact, rec.fp.exact});
+      if (exact_fired && config.exact.reset_after_fire) rec.barrier = true;
+    }
+    if (config.structural.enabled && !exact_fired) {
+      // A tool whose exact ladder is overridden gets the same ladder for structural repeats
+      // unless that is overridden too: a polling tool is allowed to repeat either way.
+      const ladder steps = ov && ov->structural ? *ov->structural
+                           : ov && ov->exact    ? *ov->exact
+                                                : config.structural.steps;
+      report(out, sdk::check_structural(history, rec, config.structural, steps, aware),
+             {detector_id::structural, rec.fp.structural});
+    }
+    if (config.similar_args.enabled) {
+      const ladder steps = ov && ov->similar_args ? *ov->similar_args : config.similar_args.steps;
+      report(out, sdk::check_similar_args(history, rec, config.similar_args, steps, aware),
+             {detector_id::similar_args, std::nullopt});
+    }
+    if (config.cycle.enabled) {
+      report(out, sdk::check_cycle(history, rec, config.cycle, aware),
+             {detector_id::cycle, std::nullopt});
+    }
   }
 
   verdict tool_call(std::string_view tool, call_fingerprint call_fp, std::string_view id) {
@@ -171,70 +291,13 @@ struct ExecutionEconomicsManager::impl : run_state {
     ++stats.tool_calls;
     if (last == last_event::none || last == last_event::tool_result) new_turn();
     last = last_event::tool_call;
-    text_turns.clear();
-    esc.quiet_all(detector_id::summary);
-    streaming = false;
-    chunk_tail.clear();
-    content.reset();  // a tool call ends the text stream (with any incomplete character)
-
-    sdk::call_record rec;
-    rec.event_index = index;
-    rec.tool = std::string(tool);
-    rec.id = std::string(id);
-    rec.fp = std::move(call_fp);
-    const tool_kind& kind = kind_of(tool);
-    rec.mutating =
-        kind.mutating || (rec.fp.is_shell && sdk::is_mutating_command(rec.fp.shell_command));
-    rec.test_run = kind.test || (rec.fp.is_shell && sdk::is_test_command(rec.fp.shell_command));
-    rec.file_op = rec.fp.is_shell && sdk::is_file_op_command(rec.fp.shell_command);
-    rec.progress = rec.mutating && !history.seen_exact(rec.fp.exact, index);
+    end_text();
+    sdk::call_record rec = record_of(index, tool, std::move(call_fp), id);
     if (totals.size() >= kMaxTotals) totals.clear();
     const std::uint32_t total = ++totals[rec.fp.exact];
 
     std::vector<finding> findings;
-    const tool_override* ov = override_for(tool);
-    const bool call_rules = !(ov && ov->enabled && !*ov->enabled);
-    const bool aware = config.escalation.outcome_aware;
-    if (call_rules) {
-      bool exact_fired = false;
-      if (config.exact.enabled) {
-        const ladder steps = ov && ov->exact ? *ov->exact : config.exact.steps;
-        if (auto f = sdk::check_exact(history, rec, config.exact, steps, aware, total)) {
-          findings.push_back(std::move(*f));
-          exact_fired = true;
-          if (config.exact.reset_after_fire) rec.barrier = true;
-        } else {
-          esc.quiet(detector_id::exact, rec.fp.exact);
-        }
-      }
-      if (config.structural.enabled && !exact_fired) {
-        // A tool whose exact ladder is overridden gets the same ladder for structural repeats
-        // unless that is overridden too: a polling tool is allowed to repeat either way.
-        const ladder steps = ov && ov->structural ? *ov->structural
-                             : ov && ov->exact    ? *ov->exact
-                                                  : config.structural.steps;
-        if (auto f = sdk::check_structural(history, rec, config.structural, steps, aware)) {
-          findings.push_back(std::move(*f));
-        } else {
-          esc.quiet(detector_id::structural, rec.fp.structural);
-        }
-      }
-      if (config.similar_args.enabled) {
-        const ladder steps = ov && ov->similar_args ? *ov->similar_args : config.similar_args.steps;
-        if (auto f = sdk::check_similar_args(history, rec, config.similar_args, steps, aware)) {
-          findings.push_back(std::move(*f));
-        } else {
-          esc.quiet_all(detector_id::similar_args);
-        }
-      }
-      if (config.cycle.enabled) {
-        if (auto f = sdk::check_cycle(history, rec, config.cycle, aware)) {
-          findings.push_back(std::move(*f));
-        } else {
-          esc.quiet_all(detector_id::cycle);
-        }
-      }
-    }
+    judge_call(findings, rec, total);
     add_limits(findings, index);
     history.push(std::move(rec));
     verdict v = decide(findings, index, true);
@@ -243,69 +306,66 @@ struct ExecutionEconomicsManager::impl : run_state {
     return v;
   }
 
+  // Records the outcome on its call; says what the call was.
+  outcome_of answer(sdk::call_record* rec, std::string_view tool, bool ok, std::string_view output,
+                    std::uint64_t result) {
+    if (rec == nullptr) return {kind_of(tool).test, fp.is_shell_tool(tool), false, tool};
+    rec->answered = true;
+    rec->ok = ok;
+    rec->result = result;
+    rec->unproductive = sdk::is_unproductive(ok, output);
+    rec->progress = rec->progress && ok;
+    const bool shell = rec->fp.is_shell;
+    return {rec->test_run, shell, rec->file_op,
+            shell ? std::string_view(rec->fp.shell_command) : tool};
+  }
+
+  // test_fix and bash_cascade on a result.
+  void judge_streaks(std::vector<finding>& out, const outcome_of& call, bool ok,
+                     std::string_view output, std::size_t index) {
+    if (call.test_run && config.test_fix.enabled) {
+      const bool failed = !ok || sdk::reports_test_failure(output);
+      report(out, sdk::test_fix_result(test_failures, failed, index, config.test_fix, call.command),
+             test_failures, detector_id::test_fix);
+    }
+    if (call.shell && config.bash_cascade.enabled) {
+      report(out,
+             sdk::bash_cascade_result(shell_failures, !ok, call.file_op, index, config.bash_cascade,
+                                      call.command),
+             shell_failures, detector_id::bash_cascade);
+    }
+  }
+
   verdict tool_result(std::string_view tool, bool ok, std::string_view output,
                       std::string_view id) {
     const std::size_t index = begin_event();
     ++stats.tool_results;
     last = last_event::tool_result;
-    std::vector<finding> findings;
-
     sdk::call_record* rec = history.find_open(tool, id);
     const std::uint64_t result = fp.of_result(ok, output);
-    bool test_run = kind_of(tool).test;
-    bool shell = fp.is_shell_tool(tool);
-    bool file_op = false;
-    std::string call_tool(tool);
-    if (rec != nullptr) {
-      rec->answered = true;
-      rec->ok = ok;
-      rec->result = result;
-      rec->unproductive = sdk::is_unproductive(ok, output);
-      rec->progress = rec->progress && ok;
-      test_run = rec->test_run;
-      shell = rec->fp.is_shell;
-      file_op = rec->file_op;
-      if (rec->fp.is_shell) call_tool = rec->fp.shell_command;
-    }
+    const outcome_of call = answer(rec, tool, ok, output, result);
 
-    if (test_run && config.test_fix.enabled) {
-      if (!ok || sdk::reports_test_failure(output)) {
-        test_failures.hit(index);
-        if (auto f = sdk::streak_finding(detector_id::test_fix, test_failures, config.test_fix,
-                                         call_tool)) {
-          findings.push_back(std::move(*f));
-        }
-      } else {
-        test_failures.clear();
-        esc.quiet_all(detector_id::test_fix);
-      }
-    }
-    if (shell && config.bash_cascade.enabled) {
-      if (!ok) {
-        if (shell_failures.length == 0) shell_file_op_failures = 0;
-        shell_failures.hit(index);
-        if (file_op) ++shell_file_op_failures;
-        const bool mostly_files = 2 * shell_file_op_failures >= shell_failures.length;
-        if (auto f =
-                sdk::streak_finding(detector_id::bash_cascade, shell_failures, config.bash_cascade,
-                                    call_tool, mostly_files ? "file_ops" : "")) {
-          findings.push_back(std::move(*f));
-        }
-      } else {
-        shell_failures.clear();
-        esc.quiet_all(detector_id::bash_cascade);
-      }
-    }
+    std::vector<finding> findings;
+    judge_streaks(findings, call, ok, output, index);
     if (rec != nullptr && config.result.enabled) {
-      if (auto f = sdk::check_result(history, *rec, config.result)) {
-        findings.push_back(std::move(*f));
-      } else {
-        esc.quiet(detector_id::result, result);
-      }
+      report(findings, sdk::check_result(history, *rec, config.result),
+             {detector_id::result, result});
     }
     consecutive_failures = ok ? 0 : consecutive_failures + 1;
     add_limits(findings, index);
     return decide(findings, index, false);
+  }
+
+  // content over one whole turn: the turn is one stream, unless chunks have streamed it.
+  std::optional<finding> content_of_turn(std::string_view content_text, std::size_t index) {
+    std::optional<finding> f;
+    if (!streaming) {
+      content.reset();
+      f = content.feed(content_text, index);
+    }
+    if (auto g = content.finish(index)) f = std::move(g);
+    content.reset();
+    return f;  // none: a whole turn without the loop, it was left
   }
 
   verdict text(std::string_view content_text) {
@@ -313,37 +373,15 @@ struct ExecutionEconomicsManager::impl : run_state {
     ++stats.texts;
     new_turn();
     std::vector<finding> findings;
-    if (last == last_event::text || text_turns.length == 0) {
-      text_turns.hit(index);
-    } else {
-      text_turns.clear();
-      text_turns.hit(index);
-    }
+    report(findings, sdk::summary_turn(text_turns, last == last_event::text, index, config.summary),
+           text_turns, detector_id::summary);
     last = last_event::text;
-    if (auto f = sdk::streak_finding(detector_id::summary, text_turns, config.summary, "")) {
-      findings.push_back(std::move(*f));
-    }
     if (config.output_similarity.enabled) {
-      if (auto f = similar_outputs.check(content_text, index)) {
-        findings.push_back(std::move(*f));
-      } else {
-        esc.quiet_all(detector_id::output_similarity);
-      }
+      report(findings, similar_outputs.check(content_text, index),
+             {detector_id::output_similarity, std::nullopt});
     }
     if (config.content.enabled) {
-      std::optional<finding> f;
-      if (!streaming) {
-        content.reset();
-        f = content.feed(content_text, index);
-      }
-      auto g = content.finish(index);
-      if (g) f = std::move(g);
-      if (f) {
-        findings.push_back(std::move(*f));
-      } else {
-        esc.quiet_all(detector_id::content);  // a whole turn without the loop: it was left
-      }
-      content.reset();
+      report(findings, content_of_turn(content_text, index), {detector_id::content, std::nullopt});
     }
     streaming = false;
     add_limits(findings, index);
@@ -368,8 +406,31 @@ struct ExecutionEconomicsManager::impl : run_state {
     // A cost that is not a finite, non-negative number says nothing about spend: ignored.
     if (std::isfinite(amount) && amount > 0) cost += amount;
     std::vector<finding> findings;
-    add_limits(findings, next_index == 0 ? 0 : next_index - 1);
-    return decide(findings, next_index == 0 ? 0 : next_index - 1, false);
+    add_limits(findings, last_index());
+    return decide(findings, last_index(), false);
+  }
+
+  // The daemon's verdict as a `global` detection: its level, counted calls, tool and message
+  // (authoritative, verbatim); never a rejection, as no call is being judged.
+  verdict swarm_verdict(std::string_view tool, std::string_view message, severity level,
+                        std::uint32_t calls) {
+    verdict v;
+    v.event_index = last_index();
+    if (level != severity::none) {
+      detection d;
+      d.detector = detector_id::global;
+      d.level = level;
+      d.count = calls;
+      d.confidence = 1.0;
+      d.loop_start = v.event_index;
+      d.tool = std::string(tool);
+      d.message = std::string(message);
+      v.detections.push_back(std::move(d));
+      v.level = level;
+      v.action = action_for(level, false);
+      count_detections(v);
+    }
+    return finish(std::move(v));
   }
 };
 
@@ -426,6 +487,11 @@ verdict ExecutionEconomicsManager::on_text_chunk(std::string_view chunk) {
 
 verdict ExecutionEconomicsManager::add_cost(double amount) {
   return impl_->add_cost(amount);
+}
+
+verdict ExecutionEconomicsManager::on_swarm_verdict(const protocol::verdict& pushed) {
+  const utf8::repaired tool(pushed.tool), message(pushed.message);
+  return impl_->swarm_verdict(tool, message, pushed.level, pushed.calls);
 }
 
 void ExecutionEconomicsManager::reset() {

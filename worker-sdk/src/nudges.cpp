@@ -1,4 +1,5 @@
 #include "nudges.hpp"
+
 #include "loopguard/utf8.hpp"
 
 namespace loopguard::sdk {
@@ -45,7 +46,8 @@ std::string tail(severity level, const finding& f, std::uint32_t occurrence,
   return t;
 }
 
-nudge_text body(const finding& f) {
+// exact, structural, cycle, similar_args: judged on a call.
+nudge_text call_body(const finding& f) {
   const std::string& tool = f.tool;
   switch (f.detector) {
     case detector_id::exact:
@@ -70,36 +72,29 @@ nudge_text body(const finding& f) {
                   " times in a row without any change in the results.",
               "Break the cycle: re-read the last error carefully, then try an approach you have "
               "not tried yet."};
-    case detector_id::similar_args:
+    default:  // similar_args
       return {"You have tried `" + tool + "` " + n(f.count) +
                   " times with only slightly different arguments, and every attempt failed or "
                   "came back empty in the same way.",
               "Small variations of the same attempt will not help: question the assumption "
               "behind it, or look for the information another way."};
+  }
+}
+
+// result, test_fix, bash_cascade: judged on a result.
+nudge_text result_body(const finding& f) {
+  const std::string& tool = f.tool;
+  switch (f.detector) {
     case detector_id::result:
       return {"The last " + n(f.count) + " calls (most recently `" + tool +
                   "`) all failed with the same error.",
               "Read that error and fix its cause before calling anything else."};
-    case detector_id::output_similarity:
-      return {"Your reply is " + f.detail +
-                  "% similar to one of your recent replies: you are repeating yourself.",
-              "Say something new: take the next concrete step with a tool, or state what is "
-              "blocking you."};
-    case detector_id::content:
-      return {"The text you are writing keeps repeating the same passage (\"" +
-                  std::string(utf8::cut(f.detail, 40)) + "...\").",
-              "Stop this reply and continue with a concrete action."};
-    case detector_id::summary:
-      return {"That is " + n(f.count) +
-                  " replies in a row without a tool call: you are summarising instead of "
-                  "working.",
-              "Pick the next task and start on it with a tool now."};
     case detector_id::test_fix:
       return {"The tests have now failed " + n(f.count) + " times in a row (last run: `" + tool +
                   "`). Iterating on the same fix is not converging.",
               "Step back: re-read the failure output, question your diagnosis, and try a "
               "different fix strategy."};
-    case detector_id::bash_cascade:
+    default:  // bash_cascade
       if (f.detail == "file_ops") {
         return {n(f.count) +
                     " shell commands in a row have failed, and they were file "
@@ -109,11 +104,48 @@ nudge_text body(const finding& f) {
       }
       return {n(f.count) + " shell commands in a row have failed (last: `" + tool + "`).",
               "Stop and diagnose the first failure before running more commands."};
+  }
+}
+
+// output_similarity, content, summary: judged on text.
+nudge_text text_body(const finding& f) {
+  switch (f.detector) {
+    case detector_id::output_similarity:
+      return {"Your reply is " + f.detail +
+                  "% similar to one of your recent replies: you are repeating yourself.",
+              "Say something new: take the next concrete step with a tool, or state what is "
+              "blocking you."};
+    case detector_id::content:
+      return {"The text you are writing keeps repeating the same passage (\"" +
+                  std::string(utf8::cut(f.detail, 40)) + "...\").",
+              "Stop this reply and continue with a concrete action."};
+    default:  // summary
+      return {"That is " + n(f.count) +
+                  " replies in a row without a tool call: you are summarising instead of "
+                  "working.",
+              "Pick the next task and start on it with a tool now."};
+  }
+}
+
+nudge_text body(const finding& f) {
+  switch (f.detector) {
+    case detector_id::exact:
+    case detector_id::structural:
+    case detector_id::cycle:
+    case detector_id::similar_args:
+      return call_body(f);
+    case detector_id::result:
+    case detector_id::test_fix:
+    case detector_id::bash_cascade:
+      return result_body(f);
+    case detector_id::output_similarity:
+    case detector_id::content:
+    case detector_id::summary:
+      return text_body(f);
     case detector_id::limit:
       return {"Safety limit: " + f.detail + ".", "Wrap up: report what is done and what remains."};
     case detector_id::global:
-      return {"The whole swarm is stuck on `" + tool + "`: " + f.detail + ".",
-              "Try a fundamentally different strategy; do not retry this call."};
+      break;  // never found here: loopguardd writes its text (on_swarm_verdict passes it on)
   }
   return {"", ""};
 }

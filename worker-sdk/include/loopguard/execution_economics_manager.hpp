@@ -31,6 +31,10 @@
 
 namespace loopguard {
 
+namespace protocol {
+struct verdict;  // loopguard/protocol.hpp: a verdict pushed by loopguardd
+}  // namespace protocol
+
 struct manager_stats {
   std::uint64_t checks = 0;  // events judged
   std::uint64_t tool_calls = 0, tool_results = 0, texts = 0, text_chunks = 0;
@@ -67,6 +71,11 @@ class ExecutionEconomicsManager {
   // Cost reported by the caller (any currency unit), for the cost limit. An amount that is not
   // finite, or not above 0, is ignored.
   verdict add_cost(double amount);
+  // A swarm-wide verdict pushed by loopguardd (docs/protocol.md), as the verdict to act on: one
+  // `global` detection with the daemon's level, tool, call count and message (the nudge text,
+  // verbatim). The level gives the action as for the manager's own detections (never reject).
+  // Not an event: no rule runs and events() does not move; the override sees it as any verdict.
+  verdict on_swarm_verdict(const protocol::verdict& pushed);
 
   void reset();  // forget the run, keep settings, clock and override
   void set_clock(clock c);

@@ -24,9 +24,10 @@ enum class detector_id {
   test_fix,
   bash_cascade,
   limit,
-  global,
+  global,  // keep last: kDetectorCount counts up to it
 };
-inline constexpr std::size_t kDetectorCount = 12;
+// The number of detectors; verdict.cpp checks at compile time that its names table has as many.
+inline constexpr std::size_t kDetectorCount = static_cast<std::size_t>(detector_id::global) + 1;
 
 std::string_view to_string(detector_id d);
 bool parse_detector(std::string_view name, detector_id& out);

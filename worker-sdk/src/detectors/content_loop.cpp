@@ -211,56 +211,60 @@ std::size_t content_loop_detector::slot_index(std::uint64_t hash) const {
   return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 20) & (table_.size() - 1);
 }
 
-std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
-  const std::size_t n = rule_.chunk_size;
-  const std::string_view chunk = std::string_view(history_).substr(pos, n);
+// The chunk's slot: the one holding it, or an empty one now claimed for it.
+content_loop_detector::slot& content_loop_detector::slot_for(std::string_view chunk) {
   const std::size_t mask = table_.size() - 1;
   const auto tag = static_cast<std::uint16_t>((rolling_ * 0x9E3779B97F4A7C15ULL) >> 48);
-  std::size_t i = slot_index(rolling_);
-  slot* s = nullptr;
-  while (true) {
+  for (std::size_t i = slot_index(rolling_);; i = (i + 1) & mask) {
     slot& t = table_[i];
     if (t.generation != generation_) {
       t = slot{tag, generation_, kNone};
-      s = &t;
-      break;
+      return t;
     }
-    if (t.tag == tag && std::string_view(history_).substr(t.last, n) == chunk) {
-      s = &t;
-      break;
-    }
-    i = (i + 1) & mask;
+    if (t.tag == tag && std::string_view(history_).substr(t.last, chunk.size()) == chunk) return t;
   }
-  const std::uint32_t before = s->last;
+}
+
+namespace {
+
+// A real loop repeats a few periods; a list with a shared prefix has a different one each time.
+// `where`: the last k occurrences of a chunk, newest first.
+bool few_periods(std::string_view history, const std::vector<std::uint32_t>& where, std::size_t k) {
+  std::vector<std::string_view> periods;
+  for (std::size_t j = where.size() - 1; j > 0; --j) {
+    const std::string_view period = history.substr(where[j], where[j - 1] - where[j]);
+    if (std::find(periods.begin(), periods.end(), period) == periods.end()) {
+      periods.push_back(period);
+    }
+  }
+  return periods.size() <= k / 2;
+}
+
+}  // namespace
+
+std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
+  const std::string_view chunk = std::string_view(history_).substr(pos, rule_.chunk_size);
+  slot& s = slot_for(chunk);
+  const std::uint32_t before = s.last;
   prev_.push_back(before);
   count_.push_back(before == kNone ? 1 : count_[before] + 1);
-  s->last = static_cast<std::uint32_t>(pos);
+  s.last = static_cast<std::uint32_t>(pos);
   const std::size_t k = rule_.occurrences;
   if (count_.back() < k) return std::nullopt;
   // The last k occurrences, newest first.
   std::vector<std::uint32_t> where;
   where.reserve(k);
-  for (std::uint32_t p = s->last; p != kNone && where.size() < k; p = prev_[p]) {
+  for (std::uint32_t p = s.last; p != kNone && where.size() < k; p = prev_[p]) {
     where.push_back(p);
   }
   if (where.size() < k) return std::nullopt;
   const double avg = static_cast<double>(where.front() - where.back()) / static_cast<double>(k - 1);
   if (avg > static_cast<double>(rule_.max_distance)) return std::nullopt;
-  // A real loop repeats a few periods; a list with a shared prefix has a different one each
-  // time.
-  std::vector<std::string_view> periods;
-  for (std::size_t j = where.size() - 1; j > 0; --j) {
-    const std::string_view period =
-        std::string_view(history_).substr(where[j], where[j - 1] - where[j]);
-    if (std::find(periods.begin(), periods.end(), period) == periods.end()) {
-      periods.push_back(period);
-    }
-  }
-  if (periods.size() > k / 2) return std::nullopt;
+  if (!few_periods(history_, where, k)) return std::nullopt;
   ++detections_;
   finding f;
   f.detector = detector_id::content;
-  f.identity = 2;
+  f.identity = identity_of(fixed_loop::repeating_text);
   f.count = detections_;
   f.steps = rule_.steps;
   f.confidence = 0.9;

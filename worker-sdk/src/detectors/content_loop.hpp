@@ -31,6 +31,8 @@ class content_loop_detector {
   std::optional<finding> append(std::string_view text, std::size_t event_index);
   std::optional<finding> scan();
   std::optional<finding> index_chunk(std::size_t pos);
+  struct slot;
+  slot& slot_for(std::string_view chunk);
   std::size_t slot_index(std::uint64_t hash) const;
   void reset_tracking();
 

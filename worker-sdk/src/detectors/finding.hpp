@@ -10,6 +10,26 @@
 
 namespace loopguard::sdk {
 
+// The identity of a loop that no fingerprint tells apart: each of these rules watches one loop
+// per run (`limit`: one per limit). The other rules use a fingerprint as the identity (the exact
+// or structural call, the error's result, the cycle's rotation). Escalation keys episodes by
+// detector and identity, so a value only has to differ from the others of its own rule.
+enum class fixed_loop : std::uint64_t {
+  similar_replies = 1,           // output_similarity: replies resembling recent ones
+  repeating_text = 2,            // content: a passage repeating inside the text stream
+  text_only_turns = 107,         // summary: replies without a tool call
+  failing_test_runs = 108,       // test_fix: failing test runs
+  failing_shell_commands = 109,  // bash_cascade: failing shell commands
+  iterations = 200,              // limit: max_iterations
+  wall_time = 201,               // limit: max_wall_seconds
+  cost = 202,                    // limit: max_cost
+  consecutive_failures = 203,    // limit: max_consecutive_failures
+};
+
+constexpr std::uint64_t identity_of(fixed_loop loop) {
+  return static_cast<std::uint64_t>(loop);
+}
+
 struct finding {
   detector_id detector = detector_id::exact;
   std::uint64_t identity = 0;  // which loop: the same identity across events is the same loop

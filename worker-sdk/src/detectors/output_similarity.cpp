@@ -32,7 +32,7 @@ std::optional<finding> output_similarity_detector::check(std::string_view text,
   ++streak_;
   finding f;
   f.detector = detector_id::output_similarity;
-  f.identity = 1;
+  f.identity = identity_of(fixed_loop::similar_replies);
   f.count = streak_;
   f.steps = rule_.steps;
   f.confidence = best / 100.0;

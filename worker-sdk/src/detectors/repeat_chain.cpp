@@ -119,54 +119,90 @@ std::optional<finding> check_structural(const call_history& history, const call_
   return f;
 }
 
+namespace {
+
+// What similar_args makes of an earlier call, walking back from the current one.
+enum class earlier { failure, other, end };
+
+struct similar_walk {
+  const call_history& history;
+  const call_record& current;
+  std::size_t look;  // earlier calls inside the window
+  bool outcome_aware;
+
+  // A failed call of the current call's tool counts; the walk ends at a call of that tool that
+  // worked (or, outcome-aware, at any call that was progress).
+  earlier classify(const call_record& r) const {
+    if (outcome_aware && r.progress) return earlier::end;
+    if (r.tool != current.tool || !r.answered) return earlier::other;
+    return r.unproductive ? earlier::failure : earlier::end;  // the tool just worked: progress
+  }
+};
+
+// Cheap first pass: without enough failed calls of the tool there is nothing to compare.
+std::uint32_t failed_calls(const similar_walk& walk) {
+  std::uint32_t n = 0;
+  for (std::size_t i = 0; i < walk.look; ++i) {
+    const earlier e = walk.classify(walk.history.newest(i));
+    if (e == earlier::end) break;
+    if (e == earlier::failure) ++n;
+  }
+  return n;
+}
+
+struct similar_chain {
+  std::uint32_t count = 1;  // the current call included
+  std::size_t start = 0;
+  std::uint64_t latest = 0;          // the error of the most recent similar failure
+  std::set<std::uint64_t> distinct;  // exact fingerprints counted
+  double min_score = 100;
+};
+
+similar_chain count_similar(const similar_walk& walk, double threshold) {
+  similar_chain c;
+  c.start = walk.current.event_index;
+  c.distinct.insert(walk.current.fp.exact);
+  std::optional<similarity::cached_ratio> cached;  // built only when there is a candidate
+  bool have_latest = false;
+  for (std::size_t i = 0; i < walk.look; ++i) {
+    const call_record& r = walk.history.newest(i);
+    const earlier e = walk.classify(r);
+    if (e == earlier::end) break;
+    if (e == earlier::other) continue;
+    if (!cached) cached.emplace(std::string_view(walk.current.fp.canonical_args));
+    const double score = cached->similarity(std::string_view(r.fp.canonical_args), threshold);
+    if (score < threshold) continue;
+    if (!have_latest) {
+      c.latest = r.result;
+      have_latest = true;
+    } else if (r.result != c.latest) {
+      break;  // failing differently each time: the agent is learning something
+    }
+    ++c.count;
+    c.start = r.event_index;
+    c.distinct.insert(r.fp.exact);
+    c.min_score = std::min(c.min_score, score);
+  }
+  return c;
+}
+
+}  // namespace
+
 std::optional<finding> check_similar_args(const call_history& history, const call_record& current,
                                           const similar_args_rule& rule, const ladder& steps,
                                           bool outcome_aware) {
-  const std::size_t look = std::min<std::size_t>(history.size(), rule.window - 1);
-  // Cheap first pass: without enough failed calls of this tool there is nothing to compare.
-  std::uint32_t candidates = 0;
-  for (std::size_t i = 0; i < look; ++i) {
-    const call_record& r = history.newest(i);
-    if (outcome_aware && r.progress) break;
-    if (r.tool != current.tool || !r.answered) continue;
-    if (!r.unproductive) break;
-    ++candidates;
-  }
-  if (candidates + 1 < steps.warn_at) return std::nullopt;
-  std::optional<similarity::cached_ratio> cached;  // built only when there is a candidate
-  std::uint32_t count = 1;
-  std::size_t start = current.event_index;
-  bool have_latest = false;
-  std::uint64_t latest = 0;
-  std::set<std::uint64_t> distinct{current.fp.exact};
-  double min_score = 100;
-  for (std::size_t i = 0; i < look; ++i) {
-    const call_record& r = history.newest(i);
-    if (outcome_aware && r.progress) break;
-    if (r.tool != current.tool || !r.answered) continue;
-    if (!r.unproductive) break;  // this tool just worked: progress
-    if (!cached) cached.emplace(std::string_view(current.fp.canonical_args));
-    const double score = cached->similarity(std::string_view(r.fp.canonical_args), rule.threshold);
-    if (score < rule.threshold) continue;
-    if (!have_latest) {
-      latest = r.result;
-      have_latest = true;
-    } else if (r.result != latest) {
-      break;  // failing differently each time: the agent is learning something
-    }
-    ++count;
-    start = r.event_index;
-    distinct.insert(r.fp.exact);
-    min_score = std::min(min_score, score);
-  }
-  if (count < steps.warn_at || distinct.size() < 2) return std::nullopt;
+  const similar_walk walk{history, current, std::min<std::size_t>(history.size(), rule.window - 1),
+                          outcome_aware};
+  if (failed_calls(walk) + 1 < steps.warn_at) return std::nullopt;
+  const similar_chain c = count_similar(walk, rule.threshold);
+  if (c.count < steps.warn_at || c.distinct.size() < 2) return std::nullopt;
   finding f;
   f.detector = detector_id::similar_args;
-  f.identity = latest ^ std::hash<std::string>{}(current.tool);
-  f.count = count;
+  f.identity = c.latest ^ std::hash<std::string>{}(current.tool);
+  f.count = c.count;
   f.steps = steps;
-  f.loop_start = start;
-  f.confidence = 0.6 + 0.3 * (min_score / 100.0);
+  f.loop_start = c.start;
+  f.confidence = 0.6 + 0.3 * (c.min_score / 100.0);
   f.tool = current.tool;
   f.rejectable = true;
   return f;

@@ -1,88 +1,63 @@
 #include "streaks.hpp"
 
-#include <cstdio>
+#include <string>
+#include <utility>
 
 namespace loopguard::sdk {
-
 namespace {
 
-// A count for the report: the used amount (a cost, seconds from a caller's clock) may be any
-// double; casting one beyond uint32_t's range, or NaN, would be undefined.
-std::uint32_t saturated_count(double used) {
-  if (!(used > 0)) return 0;
-  if (used >= 4294967295.0) return 4294967295U;
-  return static_cast<std::uint32_t>(used);
-}
-
-}  // namespace
-
-std::optional<finding> streak_finding(detector_id d, const streak& s, const streak_rule& rule,
-                                      std::string tool, std::string detail) {
+std::optional<finding> streak_finding(detector_id d, fixed_loop loop, const streak& s,
+                                      const streak_rule& rule, std::string_view tool,
+                                      std::string_view detail = {}) {
   if (!rule.enabled || s.length < rule.steps.warn_at) return std::nullopt;
   finding f;
   f.detector = d;
-  f.identity = static_cast<std::uint64_t>(d) + 100;
+  f.identity = identity_of(loop);
   f.count = s.length;
   f.steps = rule.steps;
   f.loop_start = s.start;
   f.confidence = 0.8;
-  f.tool = std::move(tool);
-  f.detail = std::move(detail);
+  f.tool = std::string(tool);
+  f.detail = std::string(detail);
   return f;
-}
-
-namespace {
-
-std::string format(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
 }
 
 }  // namespace
 
-std::vector<finding> safety_limits::check(const usage& u, std::size_t event_index) {
-  std::vector<finding> out;
-  if (!rule_.enabled) return out;
-  struct one {
-    double used, limit;
-    const char* what;
-  };
-  const std::array<one, 4> limits{{
-      {static_cast<double>(u.turns), static_cast<double>(rule_.max_iterations), "iterations"},
-      {u.elapsed, rule_.max_wall_seconds, "seconds of wall time"},
-      {u.cost, rule_.max_cost, "cost"},
-      {static_cast<double>(u.consecutive_failures),
-       static_cast<double>(rule_.max_consecutive_failures), "consecutive failed tool calls"},
-  }};
-  for (std::size_t i = 0; i < limits.size(); ++i) {
-    const one& l = limits[i];
-    if (l.limit <= 0) continue;
-    finding f;
-    f.detector = detector_id::limit;
-    f.identity = 200 + i;
-    f.loop_start = event_index;
-    f.count = saturated_count(l.used);
-    f.confidence = 1.0;
-    // Iterations and failures count what already happened: the limit-th is still allowed
-    // for iterations (a limit of 100 lets 100 turns run), reached means stop for the rest.
-    const bool reached = i == 0 ? l.used > l.limit : l.used >= l.limit;
-    if (reached) {
-      f.hard_stop = true;
-      f.steps = ladder{1, 1};
-      f.detail = std::string(l.what) + " reached the limit of " + format(l.limit) + " (now " +
-                 format(l.used) + ")";
-      out.push_back(std::move(f));
-    } else if (rule_.warn_fraction < 1 && l.used >= rule_.warn_fraction * l.limit && !warned_[i]) {
-      warned_[i] = true;
-      f.steps = ladder{1, 0};
-      f.count = 1;
-      f.detail =
-          std::string(l.what) + " at " + format(l.used) + " of the limit of " + format(l.limit);
-      out.push_back(std::move(f));
-    }
+streak_step<streak> summary_turn(streak s, bool after_text, std::size_t event_index,
+                                 const streak_rule& rule) {
+  if (!after_text) s.clear();
+  s.hit(event_index);
+  auto found = streak_finding(detector_id::summary, fixed_loop::text_only_turns, s, rule, {});
+  return {s, std::move(found)};
+}
+
+streak_step<streak> test_fix_result(streak s, bool failed, std::size_t event_index,
+                                    const streak_rule& rule, std::string_view command) {
+  if (!failed) {
+    s.clear();
+    return {s, std::nullopt, true};
   }
-  return out;
+  s.hit(event_index);
+  auto found =
+      streak_finding(detector_id::test_fix, fixed_loop::failing_test_runs, s, rule, command);
+  return {s, std::move(found)};
+}
+
+streak_step<shell_streak> bash_cascade_result(shell_streak s, bool failed, bool file_op,
+                                              std::size_t event_index, const streak_rule& rule,
+                                              std::string_view command) {
+  if (!failed) {
+    s.failures.clear();
+    return {s, std::nullopt, true};
+  }
+  if (s.failures.length == 0) s.file_ops = 0;
+  s.failures.hit(event_index);
+  if (file_op) ++s.file_ops;
+  const bool mostly_files = 2 * s.file_ops >= s.failures.length;
+  auto found = streak_finding(detector_id::bash_cascade, fixed_loop::failing_shell_commands,
+                              s.failures, rule, command, mostly_files ? "file_ops" : "");
+  return {s, std::move(found)};
 }
 
 }  // namespace loopguard::sdk

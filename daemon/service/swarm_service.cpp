@@ -106,8 +106,8 @@ result<stored_state> swarm_service::restore_fingerprints(checkpoint_store& store
   chunk_channel channel;
   // The store is used by the loader thread only until it is joined.
   std::thread loader([&] {
-    stored = store.load_streaming(
-        [&](std::vector<fingerprint_row>& chunk) { channel.push(chunk); });
+    stored =
+        store.load_streaming([&](std::vector<fingerprint_row>& chunk) { channel.push(chunk); });
     channel.close();
   });
   try {

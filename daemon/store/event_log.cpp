@@ -77,9 +77,12 @@ class log_replayer {
  private:
   status step(op o) {
     switch (o) {
-      case op::context: return context();
-      case op::event: return event();
-      case op::complete: return complete();
+      case op::context:
+        return context();
+      case op::event:
+        return event();
+      case op::complete:
+        return complete();
     }
     return status::error("a log record has an unknown operation (" +
                          std::to_string(static_cast<int>(o)) + ")");

@@ -129,8 +129,8 @@ status check_header(const std::string& path) {
 std::optional<std::string> foreign(int app, int version, int tables) {
   constexpr int newest = sqlite_checkpoint_store::kSchemaVersion;
   if (app != 0 && app != sqlite_checkpoint_store::kApplicationId) {
-    return "it is a SQLite database of another application (application_id " +
-           std::to_string(app) + ")";
+    return "it is a SQLite database of another application (application_id " + std::to_string(app) +
+           ")";
   }
   if (version > newest) {
     return "it was written by a newer loopguardd (schema version " + std::to_string(version) +

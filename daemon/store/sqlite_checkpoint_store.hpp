@@ -16,8 +16,8 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   static constexpr int kSchemaVersion = 2;
   static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
 
-  // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page of
-  // every table anyway (a damaged page fails it), and the check would add ~25% to a restore.
+  // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page
+  // of every table anyway (a damaged page fails it), and the check would add ~25% to a restore.
   static constexpr std::uintmax_t kQuickCheckMaxBytes = std::uintmax_t{64} << 20;
 
   struct options {

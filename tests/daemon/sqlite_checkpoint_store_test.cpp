@@ -325,7 +325,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     auto store = open_ok();
     std::uint64_t epoch = 0;
     REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());  // a good record first
-    append_records(*store, {std::string("\x01\x02\x05", 3)});  // an event op cut short
+    append_records(*store, {std::string("\x01\x02\x05", 3)});            // an event op cut short
     swarm_service again;
     const auto r = again.restore_from(*store);
     REQUIRE_FALSE(r.has_value());
@@ -413,9 +413,8 @@ TEST_SUITE("sqlite_checkpoint_store") {
         REQUIRE_FALSE(r.has_value());
         CHECK(r.error().message().find("loading the checkpoint failed on " + path) !=
               std::string::npos);
-        CHECK(svc2.read([](const shared_economics_state& x) {
-          return x.counters().fingerprints;
-        }) == 0);
+        CHECK(svc2.read(
+                  [](const shared_economics_state& x) { return x.counters().fingerprints; }) == 0);
       }
     }
     CHECK(test::read_bytes(path) == bytes);

@@ -89,8 +89,8 @@ result<swarm_service::restore_report> swarm_service::restore_from(checkpoint_sto
   restore_report r;
   std::lock_guard lock(mu_);
   state_.restore_begin();
-  auto stored = restore_fingerprints(store, r);
-  const status s = stored ? restore_rest(*stored, r) : stored.error();
+  auto stored = stream_fingerprints(store, r);
+  const status s = stored ? restore_stored(*stored, r) : stored.error();
   if (!s.ok()) {
     state_.restore_begin();
     ledger_.restore({});
@@ -100,8 +100,8 @@ result<swarm_service::restore_report> swarm_service::restore_from(checkpoint_sto
   return r;
 }
 
-result<stored_state> swarm_service::restore_fingerprints(checkpoint_store& store,
-                                                         restore_report& r) {
+result<stored_state> swarm_service::stream_fingerprints(checkpoint_store& store,
+                                                        restore_report& r) {
   result<stored_state> stored;
   chunk_channel channel;
   // The store is used by the loader thread only until it is joined.
@@ -127,7 +127,7 @@ result<stored_state> swarm_service::restore_fingerprints(checkpoint_store& store
   return stored;
 }
 
-status swarm_service::restore_rest(stored_state& stored, restore_report& r) {
+status swarm_service::restore_stored(stored_state& stored, restore_report& r) {
   r.repaired += repair(stored);
   state_.restore_swarms(stored.state.swarms, stored.state.workers);
   r.workers = stored.state.workers.size();

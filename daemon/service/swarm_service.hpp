@@ -78,9 +78,10 @@ class swarm_service {
   std::size_t pending_events() const;  // applied since the last take_checkpoint()
 
  private:
-  // restore_from's steps, under mu_.
-  result<stored_state> restore_fingerprints(checkpoint_store& store, restore_report& r);
-  status restore_rest(stored_state& stored, restore_report& r);
+  // restore_from's steps, under mu_: the fingerprint rows go into the state as the store reads
+  // them (the result is the rest of what it holds), then the rest is restored and replayed.
+  result<stored_state> stream_fingerprints(checkpoint_store& store, restore_report& r);
+  status restore_stored(stored_state& stored, restore_report& r);
 
   mutable std::mutex mu_;  // guards everything below
   shared_economics_state state_;

@@ -125,24 +125,28 @@ status check_header(const std::string& path) {
   return {};
 }
 
-// Why a database with this application id and schema version is not ours to open, if it is not.
-std::optional<std::string> foreign(int app, int version, int tables) {
+// Refuses a database whose application id or schema version is not ours to open.
+status check_version(const std::string& path, int app, int version, int tables) {
   constexpr int newest = sqlite_checkpoint_store::kSchemaVersion;
   if (app != 0 && app != sqlite_checkpoint_store::kApplicationId) {
-    return "it is a SQLite database of another application (application_id " + std::to_string(app) +
-           ")";
+    return refusal(path, "it is a SQLite database of another application (application_id " +
+                             std::to_string(app) + ")");
   }
   if (version > newest) {
-    return "it was written by a newer loopguardd (schema version " + std::to_string(version) +
-           "; this build reads up to " + std::to_string(newest) + ")";
+    return refusal(path, "it was written by a newer loopguardd (schema version " +
+                             std::to_string(version) + "; this build reads up to " +
+                             std::to_string(newest) + ")");
   }
-  if (version == 0 && tables > 0) return "it has tables but no loopguard schema version";
+  if (version == 0 && tables > 0) {
+    return refusal(path, "it has tables but no loopguard schema version");
+  }
   if (version != 0 && version < kOldestReadableVersion) {
-    return "it has schema version " + std::to_string(version) +
-           ", which this build no longer reads (it reads versions " +
-           std::to_string(kOldestReadableVersion) + " to " + std::to_string(newest) + ")";
+    return refusal(path, "it has schema version " + std::to_string(version) +
+                             ", which this build no longer reads (it reads versions " +
+                             std::to_string(kOldestReadableVersion) + " to " +
+                             std::to_string(newest) + ")");
   }
-  return std::nullopt;
+  return {};
 }
 
 bool quick_check_due(const std::string& path, bool wanted, int tables) {
@@ -152,22 +156,22 @@ bool quick_check_due(const std::string& path, bool wanted, int tables) {
   return size_error || bytes <= sqlite_checkpoint_store::kQuickCheckMaxBytes;
 }
 
-// The connection settings of docs/storage.md; why not, if the database cannot take them. An
-// in-memory database has no WAL: its journal stays "memory".
-std::optional<std::string> configure(SQLite::Database& db) {
+// The connection settings of docs/storage.md, or the refusal of a database that cannot take
+// them. An in-memory database has no WAL: its journal stays "memory".
+status configure(SQLite::Database& db, const std::string& path) {
   db.exec("PRAGMA locking_mode = EXCLUSIVE");
   const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
   const char* file = sqlite3_db_filename(db.getHandle(), "main");
   const bool in_memory = file == nullptr || *file == '\0';
   if (mode != "wal" && !(in_memory && mode == "memory")) {
-    return "cannot switch it to WAL mode (journal_mode is " + mode + ")";
+    return refusal(path, "cannot switch it to WAL mode (journal_mode is " + mode + ")");
   }
   db.exec("PRAGMA synchronous = FULL");
   // Group commits rewrite many scattered rows: keep the B-tree pages in memory (grows only
   // as used) and fold the WAL back less often.
   db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
   db.exec("PRAGMA wal_autocheckpoint = " + std::to_string(kWalAutocheckpointPages));
-  return std::nullopt;
+  return {};
 }
 
 void create_schema(SQLite::Database& db) {
@@ -189,12 +193,12 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
     const int app = p->db.execAndGet("PRAGMA application_id").getInt();
     const int version = p->db.execAndGet("PRAGMA user_version").getInt();
     const int tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
-    if (auto why = foreign(app, version, tables)) return refusal(path, *why);
+    if (auto s = check_version(path, app, version, tables); !s.ok()) return s;
     if (quick_check_due(path, opts.quick_check, tables)) {
       const std::string check = p->db.execAndGet("PRAGMA quick_check").getString();
       if (check != "ok") return refusal(path, "it is corrupted (quick_check: " + check + ")");
     }
-    if (auto why = configure(p->db)) return refusal(path, *why);
+    if (auto s = configure(p->db, path); !s.ok()) return s;
     if (version == 0) create_schema(p->db);
     p->prepare();
   } catch (const std::exception& e) {

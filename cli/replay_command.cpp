@@ -149,7 +149,9 @@ std::optional<std::string> load_config(const options& o, manager_config& out) {
   json_input::document doc;
   if (auto err = json_input::parse(text, doc)) return o.config_file + ": " + *err;
   if (auto err = parse_config(doc.value, out)) return o.config_file + ": " + *err;
-  if (auto err = swarm_replay::validate(out)) return o.config_file + ": " + *err;
+  if (const status s = swarm_replay::validate(out); !s.ok()) {
+    return o.config_file + ": " + s.message();
+  }
   return std::nullopt;
 }
 

@@ -92,10 +92,11 @@ std::vector<detection> swarm_replay::on_event(std::size_t index) {
   return {};
 }
 
-std::optional<std::string> swarm_replay::validate(const manager_config& config) {
+status swarm_replay::validate(const manager_config& config) {
   daemon::swarm_rules rules;
-  if (auto err = daemon::parse_swarm_rules(config.swarm, rules)) return err;
-  return daemon::validate(rules);
+  if (auto err = daemon::parse_swarm_rules(config.swarm, rules)) return status::error(*err);
+  if (auto err = daemon::validate(rules)) return status::error(*err);
+  return {};
 }
 
 }  // namespace loopguard::cli

@@ -4,11 +4,10 @@
 #pragma once
 
 #include <memory>
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "loopguard/config.hpp"
+#include "loopguard/status.hpp"
 #include "loopguard/trace.hpp"
 #include "loopguard/verdict.hpp"
 
@@ -24,8 +23,8 @@ class swarm_replay {
   // result's event; a call whose result is not in the recording is judged when it is made.
   std::vector<detection> on_event(std::size_t index);
 
-  // Checks the configuration's "swarm" object; nullopt when it is valid.
-  static std::optional<std::string> validate(const manager_config& config);
+  // Checks the configuration's "swarm" object.
+  static status validate(const manager_config& config);
 
  private:
   struct impl;

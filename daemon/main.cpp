@@ -94,25 +94,27 @@ int main(int argc, char** argv) {
   // State first: nothing is accepted before the checkpoint is restored.
   // The time reported covers opening (and checking) the file, loading and replaying.
   const auto t0 = std::chrono::steady_clock::now();
-  std::string error;
-  auto store = sqlite_checkpoint_store::open(db, error, {!no_quick_check});
-  if (!store) return spdlog::error("{}", error), 1;
+  auto opened = sqlite_checkpoint_store::open(db, {!no_quick_check});
+  if (!opened) return spdlog::error("{}", opened.error().message()), 1;
+  auto& store = *opened;
   swarm_service service(config.rules);
   const auto restored = service.restore_from(*store);
-  if (!restored.load.ok()) return spdlog::error("refusing {}: {}", db, restored.load.error), 1;
-  if (restored.replay)
-    return spdlog::error("refusing {}: {}; the file was not modified", db, *restored.replay), 1;
+  if (!restored) {
+    return spdlog::error("refusing {}: {}; the file was not modified", db,
+                         restored.error().message()),
+           1;
+  }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
   spdlog::info(
       "restored {} fingerprints, {} workers, {} sequence numbers and {} log records from {} in "
       "{:.3f} s",
-      restored.fingerprints, restored.workers, restored.sequences, restored.records, db,
+      restored->fingerprints, restored->workers, restored->sequences, restored->records, db,
       took.count());
-  if (restored.repaired > 0) {
+  if (restored->repaired > 0) {
     spdlog::warn(
         "repaired {} stored names or texts that were not valid UTF-8 (invalid bytes are now "
         "U+FFFD; docs/operations.md, \"Hostile input\")",
-        restored.repaired);
+        restored->repaired);
   }
 
   daemon_metrics metrics;

@@ -183,13 +183,13 @@ void websocket_session::on_events(const protocol::events& m) {
 }
 
 void websocket_session::on_gap(const protocol::gap& m) {
-  std::uint64_t epoch = 0;
-  if (auto e = ctx_->service.declare_gap(*id_, m.from, m.to, epoch)) {
-    return fail_with(*e, close_code::policy_error);
+  const auto epoch = ctx_->service.declare_gap(*id_, m.from, m.to);
+  if (!epoch) {
+    return fail_with({epoch.error().code(), epoch.error().message()}, close_code::policy_error);
   }
   ++ctx_->metrics.gaps;
   ctx_->metrics.events_lost += m.to - m.from + 1;
-  unacked_.emplace_back(epoch, m.to);
+  unacked_.emplace_back(*epoch, m.to);
 }
 
 void websocket_session::on_complete(const protocol::swarm_complete& m) {
@@ -199,8 +199,7 @@ void websocket_session::on_complete(const protocol::swarm_complete& m) {
                           "\", but this connection is of \"" + id_->swarm + "\""},
                      close_code::policy_error);
   }
-  std::uint64_t epoch = 0;
-  ctx_->service.complete(id_->swarm, epoch);
+  (void)ctx_->service.complete(id_->swarm);  // a swarm with no state here is not an error
   ++ctx_->metrics.swarms_completed;
   ctx_->broadcast(id_->swarm, frame_of(protocol::swarm_complete{id_->swarm}));
 }

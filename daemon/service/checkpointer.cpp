@@ -73,11 +73,11 @@ bool checkpointer::checkpoint_once(bool final) {
   }
   if (!c.empty()) {
     const auto t0 = std::chrono::steady_clock::now();
-    const store_status s = write_checkpoint(store_, c);
+    const status s = write_checkpoint(store_, c);
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
     if (!s.ok()) {
       ++metrics_.checkpoint_failures;
-      spdlog::error("checkpoint failed, will retry: {}", s.error);
+      spdlog::error("checkpoint failed, will retry: {}", s.message());
       failed_ = std::move(c);
       has_failed_ = true;
       return false;

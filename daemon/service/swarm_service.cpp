@@ -71,11 +71,11 @@ std::size_t repair(std::string& s) {
 std::size_t repair(fingerprint_row& r) {
   return repair(r.swarm) + repair(r.stats.tool) + repair(r.stats.summary);
 }
+// The fingerprint rows are repaired one chunk at a time, as they arrive.
 std::size_t repair(stored_state& st) {
   std::size_t n = 0;
   for (auto& r : st.state.swarms) n += repair(r.swarm);
   for (auto& r : st.state.workers) n += repair(r.swarm) + repair(r.name);
-  for (auto& r : st.state.fingerprints) n += repair(r);
   for (auto& r : st.sequences)
     n += repair(r.id.swarm) + repair(r.id.worker) + repair(r.id.incarnation);
   return n;
@@ -85,29 +85,29 @@ std::size_t repair(stored_state& st) {
 
 swarm_service::swarm_service(swarm_rules rules) : state_(std::move(rules)) {}
 
-std::optional<std::string> swarm_service::restore(stored_state&& stored) {
-  std::lock_guard lock(mu_);
-  repair(stored);
-  state_.restore(std::move(stored.state));
-  ledger_.restore(stored.sequences);
-  log_bytes_ = 0;
-  for (const auto& record : stored.log) {
-    if (auto e = replay_log_record(record, state_)) return e;
-    log_bytes_ += record.size();
-  }
-  return std::nullopt;
-}
-
-swarm_service::restore_report swarm_service::restore_from(checkpoint_store& store) {
+result<swarm_service::restore_report> swarm_service::restore_from(checkpoint_store& store) {
   restore_report r;
-  stored_state stored;
-  chunk_channel channel;
   std::lock_guard lock(mu_);
   state_.restore_begin();
+  auto stored = stream_fingerprints(store, r);
+  const status s = stored ? restore_stored(*stored, r) : stored.error();
+  if (!s.ok()) {
+    state_.restore_begin();
+    ledger_.restore({});
+    log_bytes_ = 0;
+    return s;
+  }
+  return r;
+}
+
+result<stored_state> swarm_service::stream_fingerprints(checkpoint_store& store,
+                                                        restore_report& r) {
+  result<stored_state> stored;
+  chunk_channel channel;
   // The store is used by the loader thread only until it is joined.
   std::thread loader([&] {
-    r.load = store.load_streaming(
-        stored, [&](std::vector<fingerprint_row>& chunk) { channel.push(chunk); });
+    stored =
+        store.load_streaming([&](std::vector<fingerprint_row>& chunk) { channel.push(chunk); });
     channel.close();
   });
   try {
@@ -124,11 +124,11 @@ swarm_service::restore_report swarm_service::restore_from(checkpoint_store& stor
     throw;
   }
   loader.join();
-  if (!r.load.ok()) {
-    state_.restore_begin();
-    return r;
-  }
-  r.repaired += repair(stored);  // the fingerprint rows went through the chunks above
+  return stored;
+}
+
+status swarm_service::restore_stored(stored_state& stored, restore_report& r) {
+  r.repaired += repair(stored);
   state_.restore_swarms(stored.state.swarms, stored.state.workers);
   r.workers = stored.state.workers.size();
   r.sequences = stored.sequences.size();
@@ -136,10 +136,11 @@ swarm_service::restore_report swarm_service::restore_from(checkpoint_store& stor
   ledger_.restore(stored.sequences);
   log_bytes_ = 0;
   for (const auto& record : stored.log) {
-    if ((r.replay = replay_log_record(record, state_, &r.repaired))) return r;
+    status s = replay_log_record(record, state_, &r.repaired);
+    if (!s.ok()) return s;
     log_bytes_ += record.size();
   }
-  return r;
+  return {};
 }
 
 ingest_result swarm_service::ingest(const worker_identity& id,
@@ -182,23 +183,26 @@ ingest_result swarm_service::ingest(const worker_identity& id,
   return r;
 }
 
-std::optional<protocol::error> swarm_service::declare_gap(const worker_identity& id,
-                                                          std::uint64_t from, std::uint64_t to,
-                                                          std::uint64_t& epoch) {
+result<std::uint64_t> swarm_service::declare_gap(const worker_identity& id, std::uint64_t from,
+                                                 std::uint64_t to) {
   std::lock_guard lock(mu_);
-  epoch = epoch_;
-  if (auto e = ledger_.declare_gap(id, from, to)) {
-    return protocol::error{std::string(protocol::codes::bad_gap), *e};
-  }
-  return std::nullopt;
+  const status s = ledger_.declare_gap(id, from, to);
+  if (!s.ok()) return status::error(protocol::codes::bad_gap, s.message());
+  return epoch_;
 }
 
-bool swarm_service::complete(std::string_view swarm, std::uint64_t& epoch) {
+result<std::uint64_t> swarm_service::complete(std::string_view swarm) {
   std::lock_guard lock(mu_);
-  epoch = epoch_;
-  if (!state_.complete(swarm)) return false;
+  if (!state_.complete(swarm)) {
+    return status::error("swarm \"" + std::string(swarm) + "\" has no state to forget");
+  }
   log_.complete(swarm);
-  return true;
+  return epoch_;
+}
+
+std::vector<sequence_row> swarm_service::sequences() const {
+  std::lock_guard lock(mu_);
+  return ledger_.rows();
 }
 
 std::uint64_t swarm_service::durable_seq(const worker_identity& id) const {

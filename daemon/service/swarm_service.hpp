@@ -33,35 +33,30 @@ class swarm_service {
  public:
   explicit swarm_service(swarm_rules rules = {});
 
-  // Replaces everything with what a store loaded: the rows, then every log record replayed in
-  // order. Call before any session exists. nullopt, or why the log cannot be replayed. Stored
-  // strings that are not valid UTF-8 are repaired (utf8::repair), here and in restore_from.
-  std::optional<std::string> restore(stored_state&& stored);
-  std::optional<std::string> restore(const stored_state& stored) {
-    return restore(stored_state(stored));
-  }
-
-  // restore(), loading from `store` directly: its rows are decoded on a second thread while
-  // this one inserts them into the state. `load` fails: the state is empty; `replay` set: the
-  // log cannot be replayed. Either way the file is refused.
+  // Replaces everything with what `store` holds: its rows, decoded on a second thread while
+  // this one inserts them into the state, then every log record replayed in order. Call before
+  // any session exists. Stored strings that are not valid UTF-8 are repaired (utf8::repair).
+  // An error (the store cannot be loaded, or its log cannot be replayed) leaves the state
+  // empty: the store is refused. A restore never writes to the store.
   struct restore_report {
-    store_status load;
-    std::optional<std::string> replay;
     std::size_t fingerprints = 0, workers = 0, sequences = 0, records = 0;
     std::size_t repaired = 0;  // stored strings that were not valid UTF-8, now repaired
   };
-  restore_report restore_from(checkpoint_store& store);
+  result<restore_report> restore_from(checkpoint_store& store);
 
   // Applies a batch in order. An event at or below the last applied sequence number is a
   // duplicate and skipped; one beyond the next expected number stops the batch with a
   // sequence_gap error (events before it stay applied).
   ingest_result ingest(const worker_identity& id, const std::vector<protocol::event>& batch);
 
-  // A declared gap; the epoch to wait for before acknowledging up to `to`, or an error.
-  std::optional<protocol::error> declare_gap(const worker_identity& id, std::uint64_t from,
-                                             std::uint64_t to, std::uint64_t& epoch);
+  // A declared gap: the epoch to wait for before acknowledging up to `to`, or why the gap is
+  // refused (code protocol::codes::bad_gap).
+  result<std::uint64_t> declare_gap(const worker_identity& id, std::uint64_t from,
+                                    std::uint64_t to);
 
-  bool complete(std::string_view swarm, std::uint64_t& epoch);
+  // Forgets `swarm`: the epoch whose checkpoint holds the completion, or an error when there is
+  // nothing to forget (no state of that swarm: unknown, or already completed).
+  result<std::uint64_t> complete(std::string_view swarm);
   std::uint64_t durable_seq(const worker_identity& id) const;
 
   // For the checkpointer: the log record and sequence numbers since the last call, and its
@@ -70,6 +65,9 @@ class swarm_service {
   // Log bytes written (or restored) since the last compaction was taken.
   std::size_t log_bytes() const;
   void mark_durable(const checkpoint& c);
+
+  // Every worker incarnation's last applied sequence number.
+  std::vector<sequence_row> sequences() const;
 
   // Runs `f(const shared_economics_state&)` under the lock, for read-only views.
   template <class F>
@@ -80,6 +78,11 @@ class swarm_service {
   std::size_t pending_events() const;  // applied since the last take_checkpoint()
 
  private:
+  // restore_from's steps, under mu_: the fingerprint rows go into the state as the store reads
+  // them (the result is the rest of what it holds), then the rest is restored and replayed.
+  result<stored_state> stream_fingerprints(checkpoint_store& store, restore_report& r);
+  status restore_stored(stored_state& stored, restore_report& r);
+
   mutable std::mutex mu_;  // guards everything below
   shared_economics_state state_;
   sequence_ledger ledger_;

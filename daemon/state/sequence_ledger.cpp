@@ -25,20 +25,21 @@ void sequence_ledger::advance(const worker_identity& id, std::uint64_t seq) {
   }
 }
 
-std::optional<std::string> sequence_ledger::declare_gap(const worker_identity& id,
-                                                        std::uint64_t from, std::uint64_t to) {
+status sequence_ledger::declare_gap(const worker_identity& id, std::uint64_t from,
+                                    std::uint64_t to) {
   const std::uint64_t next = applied(id) + 1;
   if (from == 0 || to < from) {
-    return "gap from " + std::to_string(from) + " to " + std::to_string(to) +
-           " is not a range of sequence numbers";
+    return status::error("gap from " + std::to_string(from) + " to " + std::to_string(to) +
+                         " is not a range of sequence numbers");
   }
   if (from > next) {
-    return "gap starts at " + std::to_string(from) + " but the next expected sequence number is " +
-           std::to_string(next) + ": events " + std::to_string(next) + ".." +
-           std::to_string(from - 1) + " were neither sent nor declared lost";
+    return status::error("gap starts at " + std::to_string(from) +
+                         " but the next expected sequence number is " + std::to_string(next) +
+                         ": events " + std::to_string(next) + ".." + std::to_string(from - 1) +
+                         " were neither sent nor declared lost");
   }
   if (to >= next) advance(id, to);
-  return std::nullopt;
+  return {};
 }
 
 std::vector<sequence_row> sequence_ledger::take_changes() {

@@ -6,9 +6,10 @@
 
 #include <cstdint>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
+
+#include "loopguard/status.hpp"
 
 namespace loopguard::daemon {
 
@@ -33,9 +34,8 @@ class sequence_ledger {
   void advance(const worker_identity& id, std::uint64_t seq);
 
   // The worker dropped from..to. Allowed when from <= applied + 1 <= to + 1 (a declaration may
-  // overlap what was applied); else an error message for the `bad_gap` error.
-  std::optional<std::string> declare_gap(const worker_identity& id, std::uint64_t from,
-                                         std::uint64_t to);
+  // overlap what was applied); else an error saying why (the protocol's `bad_gap`).
+  status declare_gap(const worker_identity& id, std::uint64_t from, std::uint64_t to);
 
   // Rows advanced since the last call; mark_durable() once the checkpoint holding them commits.
   std::vector<sequence_row> take_changes();

@@ -108,6 +108,10 @@ void shared_economics_state::expire(entry& f, double now) const {
 
 void shared_economics_state::push_call(entry& f, const window_call& c) const {
   f.stats.window.push_back(c);
+  tally(f, c);
+}
+
+void shared_economics_state::tally(entry& f, const window_call& c) {
   auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
                         [&](const worker_tally& x) { return x.worker == c.worker; });
   if (t == f.tallies.end()) t = f.tallies.insert(f.tallies.end(), worker_tally{c.worker, 0, 0});
@@ -136,16 +140,7 @@ void shared_economics_state::pop_call(entry& f) const {
 void shared_economics_state::rebuild_tallies(entry& f) {
   f.tallies.clear();
   f.window_counted = 0;
-  for (const auto& c : f.stats.window) {
-    auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
-                          [&](const worker_tally& x) { return x.worker == c.worker; });
-    if (t == f.tallies.end()) t = f.tallies.insert(f.tallies.end(), worker_tally{c.worker, 0, 0});
-    ++t->all;
-    if (c.counted) {
-      ++t->counted;
-      ++f.window_counted;
-    }
-  }
+  for (const auto& c : f.stats.window) tally(f, c);
 }
 
 shared_economics_state::judgement shared_economics_state::judge(const entry& f) const {

@@ -139,6 +139,7 @@ class shared_economics_state {
   void expire(entry& f, double now) const;
   void push_call(entry& f, const window_call& c) const;
   void pop_call(entry& f) const;
+  static void tally(entry& f, const window_call& c);  // counts a windowed call in f.tallies
   struct judgement {
     severity level = severity::none;
     std::uint32_t calls = 0, workers = 0;

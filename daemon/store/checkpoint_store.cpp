@@ -4,16 +4,9 @@
 
 namespace loopguard::daemon {
 
-store_status checkpoint_store::load_streaming(stored_state& out, const fingerprint_sink& sink) {
-  store_status s = load(out);
-  if (s.ok() && !out.state.fingerprints.empty()) sink(out.state.fingerprints);
-  out.state.fingerprints.clear();
-  return s;
-}
-
-store_status write_checkpoint(checkpoint_store& store, const checkpoint& c) {
+status write_checkpoint(checkpoint_store& store, const checkpoint& c) {
   assert(c.compact || c.state.empty());  // rows are written only by a compaction
-  store_status s = store.begin();
+  status s = store.begin();
   if (!s.ok()) return s;
   const auto each = [&](const auto& rows, auto&& put) {
     for (const auto& r : rows) {

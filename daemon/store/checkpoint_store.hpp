@@ -8,18 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "loopguard/status.hpp"
 #include "state/sequence_ledger.hpp"
 #include "state/state_rows.hpp"
 
 namespace loopguard::daemon {
 
-// Errors are values: ok, or a message naming the step, the file and the cause.
-struct store_status {
-  std::string error;  // empty: ok
-  bool ok() const { return error.empty(); }
-  static store_status success() { return {}; }
-  static store_status failure(std::string message) { return {std::move(message)}; }
-};
+// Every step returns a status: ok, or a message naming the step, the file and the cause.
 
 // One group commit. Usually a log record (the operations applied since the previous one) and
 // the sequence numbers that advanced. A compaction also carries every row changed since the
@@ -35,8 +30,9 @@ struct checkpoint {
   void merge_newer(checkpoint&& newer);
 };
 
-// What a store holds: the rows as of the last compaction, the log records written since (in
-// order), and the sequence numbers. Restoring = rows, then replay every record.
+// What a store holds besides the fingerprint rows (those go to a fingerprint_sink): the swarm
+// and worker rows as of the last compaction, the log records written since (in order), and the
+// sequence numbers. Restoring = rows, then replay every record (swarm_service::restore_from).
 struct stored_state {
   state_snapshot state;
   std::vector<std::string> log;
@@ -54,28 +50,26 @@ using fingerprint_sink = std::function<void(std::vector<fingerprint_row>& chunk)
 class checkpoint_store {
  public:
   virtual ~checkpoint_store() = default;
-  virtual store_status load(stored_state& out) = 0;
-  // load(), but the fingerprint rows go to `sink` as they are read (out.state.fingerprints
-  // stays empty), so that another thread can restore them meanwhile. On failure the rows
-  // already given to the sink are part of a refused file. This default loads everything,
-  // then gives the rows in one chunk.
-  virtual store_status load_streaming(stored_state& out, const fingerprint_sink& sink);
-  virtual store_status begin() = 0;
-  virtual store_status clear_swarm(std::string_view swarm) = 0;
-  virtual store_status put_swarm(const swarm_row& row) = 0;
-  virtual store_status put_worker(const worker_row& row) = 0;
-  virtual store_status put_fingerprint(const fingerprint_row& row) = 0;
-  virtual store_status erase_fingerprint(const fingerprint_ref& ref) = 0;
-  virtual store_status put_sequence(const sequence_row& row) = 0;
-  virtual store_status truncate_log() = 0;  // deletes every log record
-  virtual store_status append_log(std::string_view record) = 0;
-  virtual store_status commit() = 0;
+  // Reads everything; the fingerprint rows go to `sink` as they are read (the result's
+  // state.fingerprints stays empty), so that another thread can restore them meanwhile. On
+  // failure the rows already given to the sink are part of a refused file.
+  virtual result<stored_state> load_streaming(const fingerprint_sink& sink) = 0;
+  virtual status begin() = 0;
+  virtual status clear_swarm(std::string_view swarm) = 0;
+  virtual status put_swarm(const swarm_row& row) = 0;
+  virtual status put_worker(const worker_row& row) = 0;
+  virtual status put_fingerprint(const fingerprint_row& row) = 0;
+  virtual status erase_fingerprint(const fingerprint_ref& ref) = 0;
+  virtual status put_sequence(const sequence_row& row) = 0;
+  virtual status truncate_log() = 0;  // deletes every log record
+  virtual status append_log(std::string_view record) = 0;
+  virtual status commit() = 0;
   virtual void rollback() noexcept = 0;
 };
 
 // Writes `c` as one transaction: begin; for a compaction truncate the log and the steps in
 // state_changes order; append the log record; the sequences; commit. On any failure rolls back and
 // returns it; the store is then as before.
-store_status write_checkpoint(checkpoint_store& store, const checkpoint& c);
+status write_checkpoint(checkpoint_store& store, const checkpoint& c);
 
 }  // namespace loopguard::daemon

@@ -50,62 +50,102 @@ std::string event_log_writer::take() {
   return std::exchange(out_, {});
 }
 
-std::optional<std::string> replay_log_record(std::string_view record, shared_economics_state& state,
-                                             std::size_t* repaired) {
-  // Written before names were checked at the boundary, a record may hold invalid UTF-8.
-  std::size_t fixed = 0;
-  const auto repair = [&](std::string& s) { fixed += utf8::repair_in_place(s); };
-  byte_reader r(record);
-  std::uint8_t format = 0;
-  if (!r.get(format) || format != event_log_writer::kFormat) {
-    return "a log record has an unknown format (" + std::to_string(format) + ")";
+namespace {
+
+// Applies a record's operations one at a time. Written before names were checked at the
+// boundary, a record may hold invalid UTF-8: every string is repaired.
+class log_replayer {
+ public:
+  log_replayer(std::string_view record, shared_economics_state& state)
+      : r_(record), state_(state) {}
+
+  status run() {
+    std::uint8_t format = 0;
+    if (!r_.get(format) || format != event_log_writer::kFormat) {
+      return status::error("a log record has an unknown format (" + std::to_string(format) + ")");
+    }
+    while (!r_.at_end()) {
+      op o{};
+      if (!r_.get(o)) return status::error("a log record is truncated");
+      status s = step(o);
+      if (!s.ok()) return s;
+    }
+    return {};
   }
-  swarm_event e;
-  bool has_context = false;
-  while (!r.at_end()) {
-    op o{};
-    if (!r.get(o)) return "a log record is truncated";
-    std::string_view a, b;
+  std::size_t repaired() const { return repaired_; }
+
+ private:
+  status step(op o) {
     switch (o) {
       case op::context:
-        if (!r.str(a) || !r.str(b)) return "a log record has a truncated context";
-        e.swarm = a;
-        e.worker = b;
-        repair(e.swarm);
-        repair(e.worker);
-        has_context = true;
-        break;
-      case op::event: {
-        std::uint64_t result = 0;
-        std::uint8_t flags = 0;
-        if (!r.str(a) || !r.str(b) || !r.get(e.exact) || !r.get(e.structural) || !r.get(result) ||
-            !r.get(e.t) || !r.get(flags)) {
-          return "a log record has a truncated event";
-        }
-        if (!has_context) return "a log record has an event before its context";
-        e.tool = a;
-        e.summary = b;
-        repair(e.tool);
-        repair(e.summary);
-        e.ok = (flags & kOk) != 0;
-        e.result = (flags & kHasResult) ? std::optional<std::uint64_t>(result) : std::nullopt;
-        state.apply(e);
-        break;
-      }
-      case op::complete: {
-        if (!r.str(a)) return "a log record has a truncated swarm_complete";
-        std::string swarm(a);
-        repair(swarm);
-        state.complete(swarm);
-        break;
-      }
-      default:
-        return "a log record has an unknown operation (" + std::to_string(static_cast<int>(o)) +
-               ")";
+        return context();
+      case op::event:
+        return event();
+      case op::complete:
+        return complete();
     }
+    return status::error("a log record has an unknown operation (" +
+                         std::to_string(static_cast<int>(o)) + ")");
   }
-  if (repaired) *repaired += fixed;
-  return std::nullopt;
+
+  status context() {
+    std::string_view swarm, worker;
+    if (!r_.str(swarm) || !r_.str(worker)) {
+      return status::error("a log record has a truncated context");
+    }
+    e_.swarm = swarm;
+    e_.worker = worker;
+    repair(e_.swarm);
+    repair(e_.worker);
+    has_context_ = true;
+    return {};
+  }
+
+  status event() {
+    std::string_view tool, summary;
+    std::uint64_t result = 0;
+    std::uint8_t flags = 0;
+    if (!r_.str(tool) || !r_.str(summary) || !r_.get(e_.exact) || !r_.get(e_.structural) ||
+        !r_.get(result) || !r_.get(e_.t) || !r_.get(flags)) {
+      return status::error("a log record has a truncated event");
+    }
+    if (!has_context_) return status::error("a log record has an event before its context");
+    e_.tool = tool;
+    e_.summary = summary;
+    repair(e_.tool);
+    repair(e_.summary);
+    e_.ok = (flags & kOk) != 0;
+    e_.result = (flags & kHasResult) ? std::optional<std::uint64_t>(result) : std::nullopt;
+    state_.apply(e_);
+    return {};
+  }
+
+  status complete() {
+    std::string_view name;
+    if (!r_.str(name)) return status::error("a log record has a truncated swarm_complete");
+    std::string swarm(name);
+    repair(swarm);
+    state_.complete(swarm);
+    return {};
+  }
+
+  void repair(std::string& s) { repaired_ += utf8::repair_in_place(s); }
+
+  byte_reader r_;
+  shared_economics_state& state_;
+  swarm_event e_;
+  bool has_context_ = false;
+  std::size_t repaired_ = 0;
+};
+
+}  // namespace
+
+status replay_log_record(std::string_view record, shared_economics_state& state,
+                         std::size_t* repaired) {
+  log_replayer replayer(record, state);
+  status s = replayer.run();
+  if (s.ok() && repaired) *repaired += replayer.repaired();
+  return s;
 }
 
 }  // namespace loopguard::daemon

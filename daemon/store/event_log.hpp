@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "loopguard/status.hpp"
 #include "state/shared_economics_state.hpp"
 
 namespace loopguard::daemon {
@@ -34,8 +35,9 @@ class event_log_writer {
 };
 
 // Applies one record to `state` (verdicts are dropped: they were pushed when the events first
-// arrived). nullopt, or what is malformed; the state may then hold part of the record.
-std::optional<std::string> replay_log_record(std::string_view record, shared_economics_state& state,
-                                             std::size_t* repaired = nullptr);
+// arrived). An error says what is malformed; the state may then hold part of the record.
+// `repaired` (when given) grows by the stored strings that were not valid UTF-8.
+status replay_log_record(std::string_view record, shared_economics_state& state,
+                         std::size_t* repaired = nullptr);
 
 }  // namespace loopguard::daemon

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <optional>
 
 namespace loopguard::daemon {
@@ -48,7 +47,7 @@ CREATE TABLE sequences (
 )sql";
 
 constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
-constexpr int kLoadCacheKiB = 8 * 1024;  // for load(): it reads every page once
+constexpr int kLoadCacheKiB = 8 * 1024;  // for loading: it reads every page once
 constexpr int kWalAutocheckpointPages = 16384;
 constexpr int kOldestReadableVersion = 2;  // version 1 had no log; no such file was deployed
 
@@ -96,91 +95,114 @@ namespace {
 
 // Runs one step; an SQLite exception becomes a status naming the step and the file.
 template <class F>
-store_status guarded(const std::string& path, const char* step, F&& f) {
+status guarded(const std::string& path, const char* step, F&& f) {
   try {
     f();
-    return store_status::success();
+    return {};
   } catch (const std::exception& e) {
-    return store_status::failure(std::string(step) + " failed on " + path + ": " + e.what());
+    return status::error(std::string(step) + " failed on " + path + ": " + e.what());
   }
 }
 
-std::optional<std::string> check_header(const std::string& path) {
+constexpr const char* kMemory = ":memory:";
+
+status refusal(const std::string& path, const std::string& why) {
+  return status::error("refusing " + path + ": " + why + "; the file was not modified");
+}
+
+status check_header(const std::string& path) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0) {
-    return std::nullopt;  // a new database
+  if (path == kMemory || !std::filesystem::exists(path, ec) ||
+      std::filesystem::file_size(path, ec) == 0) {
+    return {};  // a new database
   }
   std::ifstream in(path, std::ios::binary);
   char header[16] = {};
   in.read(header, sizeof header);
   if (!in || std::memcmp(header, "SQLite format 3", 16) != 0) {
-    return "refusing " + path + ": not a SQLite database (bad file header); the file was not " +
-           "modified";
+    return refusal(path, "not a SQLite database (bad file header)");
   }
-  return std::nullopt;
+  return {};
+}
+
+// Refuses a database whose application id or schema version is not ours to open.
+status check_version(const std::string& path, int app, int version, int tables) {
+  constexpr int newest = sqlite_checkpoint_store::kSchemaVersion;
+  if (app != 0 && app != sqlite_checkpoint_store::kApplicationId) {
+    return refusal(path, "it is a SQLite database of another application (application_id " +
+                             std::to_string(app) + ")");
+  }
+  if (version > newest) {
+    return refusal(path, "it was written by a newer loopguardd (schema version " +
+                             std::to_string(version) + "; this build reads up to " +
+                             std::to_string(newest) + ")");
+  }
+  if (version == 0 && tables > 0) {
+    return refusal(path, "it has tables but no loopguard schema version");
+  }
+  if (version != 0 && version < kOldestReadableVersion) {
+    return refusal(path, "it has schema version " + std::to_string(version) +
+                             ", which this build no longer reads (it reads versions " +
+                             std::to_string(kOldestReadableVersion) + " to " +
+                             std::to_string(newest) + ")");
+  }
+  return {};
+}
+
+bool quick_check_due(const std::string& path, bool wanted, int tables) {
+  if (!wanted || tables == 0) return false;
+  std::error_code size_error;
+  const auto bytes = std::filesystem::file_size(path, size_error);
+  return size_error || bytes <= sqlite_checkpoint_store::kQuickCheckMaxBytes;
+}
+
+// The connection settings of docs/storage.md, or the refusal of a database that cannot take
+// them. An in-memory database has no WAL: its journal stays "memory".
+status configure(SQLite::Database& db, const std::string& path) {
+  db.exec("PRAGMA locking_mode = EXCLUSIVE");
+  const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
+  const char* file = sqlite3_db_filename(db.getHandle(), "main");
+  const bool in_memory = file == nullptr || *file == '\0';
+  if (mode != "wal" && !(in_memory && mode == "memory")) {
+    return refusal(path, "cannot switch it to WAL mode (journal_mode is " + mode + ")");
+  }
+  db.exec("PRAGMA synchronous = FULL");
+  // Group commits rewrite many scattered rows: keep the B-tree pages in memory (grows only
+  // as used) and fold the WAL back less often.
+  db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
+  db.exec("PRAGMA wal_autocheckpoint = " + std::to_string(kWalAutocheckpointPages));
+  return {};
+}
+
+void create_schema(SQLite::Database& db) {
+  SQLite::Transaction tx(db);
+  db.exec(kSchema);
+  db.exec("PRAGMA application_id = " + std::to_string(sqlite_checkpoint_store::kApplicationId));
+  db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
+  tx.commit();
 }
 
 }  // namespace
 
-std::unique_ptr<sqlite_checkpoint_store> sqlite_checkpoint_store::open(const std::string& path,
-                                                                       std::string& error,
-                                                                       options opts) {
-  if (auto e = check_header(path)) {
-    error = *e;
-    return nullptr;
-  }
+result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
+    const std::string& path, options opts) {
+  if (auto s = check_header(path); !s.ok()) return s;
   std::unique_ptr<impl> p;
-  const auto refuse = [&](const std::string& why) {
-    error = "refusing " + path + ": " + why + "; the file was not modified";
-    return nullptr;
-  };
   try {
     p = std::make_unique<impl>(path);
     const int app = p->db.execAndGet("PRAGMA application_id").getInt();
     const int version = p->db.execAndGet("PRAGMA user_version").getInt();
     const int tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
-    if (app != 0 && app != kApplicationId) {
-      return refuse("it is a SQLite database of another application (application_id " +
-                    std::to_string(app) + ")");
-    }
-    if (version > kSchemaVersion) {
-      return refuse("it was written by a newer loopguardd (schema version " +
-                    std::to_string(version) + "; this build reads up to " +
-                    std::to_string(kSchemaVersion) + ")");
-    }
-    if (version == 0 && tables > 0) {
-      return refuse("it has tables but no loopguard schema version");
-    }
-    if (version != 0 && version < kOldestReadableVersion) {
-      return refuse("it has schema version " + std::to_string(version) +
-                    ", which this build no longer reads (it reads versions " +
-                    std::to_string(kOldestReadableVersion) + " to " +
-                    std::to_string(kSchemaVersion) + ")");
-    }
-    std::error_code size_error;
-    const auto bytes = std::filesystem::file_size(path, size_error);
-    if (opts.quick_check && tables > 0 && (size_error || bytes <= kQuickCheckMaxBytes)) {
+    if (auto s = check_version(path, app, version, tables); !s.ok()) return s;
+    if (quick_check_due(path, opts.quick_check, tables)) {
       const std::string check = p->db.execAndGet("PRAGMA quick_check").getString();
-      if (check != "ok") return refuse("it is corrupted (quick_check: " + check + ")");
+      if (check != "ok") return refusal(path, "it is corrupted (quick_check: " + check + ")");
     }
-    p->db.exec("PRAGMA locking_mode = EXCLUSIVE");
-    const std::string mode = p->db.execAndGet("PRAGMA journal_mode = WAL").getString();
-    if (mode != "wal") return refuse("cannot switch it to WAL mode (journal_mode is " + mode + ")");
-    p->db.exec("PRAGMA synchronous = FULL");
-    // Group commits rewrite many scattered rows: keep the B-tree pages in memory (grows only
-    // as used) and fold the WAL back less often.
-    p->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
-    p->db.exec("PRAGMA wal_autocheckpoint = " + std::to_string(kWalAutocheckpointPages));
-    if (version == 0) {
-      SQLite::Transaction tx(p->db);
-      p->db.exec(kSchema);
-      p->db.exec("PRAGMA application_id = " + std::to_string(kApplicationId));
-      p->db.exec("PRAGMA user_version = " + std::to_string(kSchemaVersion));
-      tx.commit();
-    }
+    if (auto s = configure(p->db, path); !s.ok()) return s;
+    if (version == 0) create_schema(p->db);
     p->prepare();
   } catch (const std::exception& e) {
-    return refuse(std::string("cannot open it as a loopguard database (") + e.what() + ")");
+    return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
   }
   return std::unique_ptr<sqlite_checkpoint_store>(new sqlite_checkpoint_store(path, std::move(p)));
 }
@@ -192,23 +214,9 @@ sqlite_checkpoint_store::~sqlite_checkpoint_store() {
   rollback();
 }
 
-store_status sqlite_checkpoint_store::load(stored_state& out) {
-  std::vector<fingerprint_row> rows;
-  const auto s = load_streaming(out, [&](std::vector<fingerprint_row>& chunk) {
-    if (rows.empty()) {
-      rows.swap(chunk);
-    } else {
-      std::move(chunk.begin(), chunk.end(), std::back_inserter(rows));
-    }
-  });
-  out.state.fingerprints = std::move(rows);
-  return s;
-}
-
-store_status sqlite_checkpoint_store::load_streaming(stored_state& out,
-                                                     const fingerprint_sink& sink) {
-  out = {};
-  return guarded(path_, "loading the checkpoint", [&] {
+result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_sink& sink) {
+  stored_state out;
+  const status s = guarded(path_, "loading the checkpoint", [&] {
     // A big cache would only keep a copy of the whole file after the rows are decoded.
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kLoadCacheKiB));
     SQLite::Statement swarms(impl_->db, "SELECT swarm, latest_t FROM swarms");
@@ -233,6 +241,8 @@ store_status sqlite_checkpoint_store::load_streaming(stored_state& out,
                                as_uint(seqs.getColumn(3).getInt64())});
     }
   });
+  if (!s.ok()) return s;
+  return out;
 }
 
 // On the C API: SQLite::Column copies a shared_ptr per column, a cost per row that shows at
@@ -275,14 +285,14 @@ void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink) {
   if (!chunk.empty()) sink(chunk);
 }
 
-store_status sqlite_checkpoint_store::begin() {
+status sqlite_checkpoint_store::begin() {
   return guarded(path_, "BEGIN", [&] {
     impl_->db.exec("BEGIN IMMEDIATE");
     impl_->in_transaction = true;
   });
 }
 
-store_status sqlite_checkpoint_store::clear_swarm(std::string_view swarm) {
+status sqlite_checkpoint_store::clear_swarm(std::string_view swarm) {
   return guarded(path_, "clearing a swarm", [&] {
     for (auto* st : {&*impl_->clear_swarms, &*impl_->clear_workers, &*impl_->clear_fps}) {
       st->reset();
@@ -292,7 +302,7 @@ store_status sqlite_checkpoint_store::clear_swarm(std::string_view swarm) {
   });
 }
 
-store_status sqlite_checkpoint_store::put_swarm(const swarm_row& row) {
+status sqlite_checkpoint_store::put_swarm(const swarm_row& row) {
   return guarded(path_, "writing a swarm", [&] {
     auto& st = *impl_->put_swarm;
     st.reset();
@@ -302,7 +312,7 @@ store_status sqlite_checkpoint_store::put_swarm(const swarm_row& row) {
   });
 }
 
-store_status sqlite_checkpoint_store::put_worker(const worker_row& row) {
+status sqlite_checkpoint_store::put_worker(const worker_row& row) {
   return guarded(path_, "writing a worker", [&] {
     auto& st = *impl_->put_worker;
     st.reset();
@@ -313,7 +323,7 @@ store_status sqlite_checkpoint_store::put_worker(const worker_row& row) {
   });
 }
 
-store_status sqlite_checkpoint_store::put_fingerprint(const fingerprint_row& row) {
+status sqlite_checkpoint_store::put_fingerprint(const fingerprint_row& row) {
   return guarded(path_, "writing a fingerprint", [&] {
     auto& st = *impl_->put_fp;
     encode_fingerprint(row.stats, impl_->scratch);
@@ -326,7 +336,7 @@ store_status sqlite_checkpoint_store::put_fingerprint(const fingerprint_row& row
   });
 }
 
-store_status sqlite_checkpoint_store::erase_fingerprint(const fingerprint_ref& ref) {
+status sqlite_checkpoint_store::erase_fingerprint(const fingerprint_ref& ref) {
   return guarded(path_, "erasing a fingerprint", [&] {
     auto& st = *impl_->erase_fp;
     st.reset();
@@ -337,7 +347,7 @@ store_status sqlite_checkpoint_store::erase_fingerprint(const fingerprint_ref& r
   });
 }
 
-store_status sqlite_checkpoint_store::put_sequence(const sequence_row& row) {
+status sqlite_checkpoint_store::put_sequence(const sequence_row& row) {
   return guarded(path_, "writing a sequence number", [&] {
     auto& st = *impl_->put_seq;
     st.reset();
@@ -349,14 +359,14 @@ store_status sqlite_checkpoint_store::put_sequence(const sequence_row& row) {
   });
 }
 
-store_status sqlite_checkpoint_store::truncate_log() {
+status sqlite_checkpoint_store::truncate_log() {
   return guarded(path_, "truncating the log", [&] {
     impl_->truncate_log->reset();
     impl_->truncate_log->exec();
   });
 }
 
-store_status sqlite_checkpoint_store::append_log(std::string_view record) {
+status sqlite_checkpoint_store::append_log(std::string_view record) {
   return guarded(path_, "appending to the log", [&] {
     auto& st = *impl_->append_log;
     st.reset();
@@ -365,7 +375,7 @@ store_status sqlite_checkpoint_store::append_log(std::string_view record) {
   });
 }
 
-store_status sqlite_checkpoint_store::commit() {
+status sqlite_checkpoint_store::commit() {
   return guarded(path_, "COMMIT", [&] {
     impl_->db.exec("COMMIT");
     impl_->in_transaction = false;

@@ -16,8 +16,8 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   static constexpr int kSchemaVersion = 2;
   static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
 
-  // Above this size open() skips PRAGMA quick_check: load() reads and decodes every page of
-  // every table anyway (a damaged page fails it), and the check would add ~25% to a restore.
+  // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page
+  // of every table anyway (a damaged page fails it), and the check would add ~25% to a restore.
   static constexpr std::uintmax_t kQuickCheckMaxBytes = std::uintmax_t{64} << 20;
 
   struct options {
@@ -26,30 +26,29 @@ class sqlite_checkpoint_store final : public checkpoint_store {
 
   // Opens or creates `path`. Refuses, with a message naming the file and the reason, a file
   // that is not SQLite, a SQLite file of another application, one with a newer schema, or a
-  // corrupted one; a refused file is left exactly as it was.
-  static std::unique_ptr<sqlite_checkpoint_store> open(const std::string& path, std::string& error,
-                                                       options opts);
-  static std::unique_ptr<sqlite_checkpoint_store> open(const std::string& path,
-                                                       std::string& error) {
-    return open(path, error, options{});
+  // corrupted one; a refused file is left exactly as it was. ":memory:" opens a new database
+  // in memory (no WAL there; the tests use it where a file is not the point).
+  static result<std::unique_ptr<sqlite_checkpoint_store>> open(const std::string& path,
+                                                               options opts);
+  static result<std::unique_ptr<sqlite_checkpoint_store>> open(const std::string& path) {
+    return open(path, options{});
   }
   ~sqlite_checkpoint_store() override;
 
   // Rows per chunk given to a fingerprint_sink.
   static constexpr std::size_t kLoadChunkRows = 4096;
 
-  store_status load(stored_state& out) override;
-  store_status load_streaming(stored_state& out, const fingerprint_sink& sink) override;
-  store_status begin() override;
-  store_status clear_swarm(std::string_view swarm) override;
-  store_status put_swarm(const swarm_row& row) override;
-  store_status put_worker(const worker_row& row) override;
-  store_status put_fingerprint(const fingerprint_row& row) override;
-  store_status erase_fingerprint(const fingerprint_ref& ref) override;
-  store_status put_sequence(const sequence_row& row) override;
-  store_status truncate_log() override;
-  store_status append_log(std::string_view record) override;
-  store_status commit() override;
+  result<stored_state> load_streaming(const fingerprint_sink& sink) override;
+  status begin() override;
+  status clear_swarm(std::string_view swarm) override;
+  status put_swarm(const swarm_row& row) override;
+  status put_worker(const worker_row& row) override;
+  status put_fingerprint(const fingerprint_row& row) override;
+  status erase_fingerprint(const fingerprint_ref& ref) override;
+  status put_sequence(const sequence_row& row) override;
+  status truncate_log() override;
+  status append_log(std::string_view record) override;
+  status commit() override;
   void rollback() noexcept override;
 
   const std::string& path() const { return path_; }

@@ -1,6 +1,6 @@
-// A checkpoint_store that forwards to another and fails the Nth step (1-based; 0 = never),
-// counting every write step and commit, so a test can reach every failure point by looping N
-// upward.
+// A checkpoint_store that forwards to another (the SQLite store, in memory or on a file) and
+// fails the Nth step (1-based; 0 = never), counting every write step and commit, so a test can
+// reach every failure point by looping N upward. Loading is forwarded, never failed.
 #pragma once
 
 #include <cstddef>
@@ -21,48 +21,47 @@ class fault_injecting_store final : public checkpoint_store {
   std::size_t steps() const { return count_; }  // steps attempted since fail_at()
   bool failed() const { return failed_; }
 
-  store_status load(stored_state& out) override { return inner_.load(out); }
-  store_status load_streaming(stored_state& out, const fingerprint_sink& sink) override {
-    return inner_.load_streaming(out, sink);
+  result<stored_state> load_streaming(const fingerprint_sink& sink) override {
+    return inner_.load_streaming(sink);
   }
-  store_status begin() override {
+  status begin() override {
     return step([&] { return inner_.begin(); });
   }
-  store_status clear_swarm(std::string_view swarm) override {
+  status clear_swarm(std::string_view swarm) override {
     return step([&] { return inner_.clear_swarm(swarm); });
   }
-  store_status put_swarm(const swarm_row& row) override {
+  status put_swarm(const swarm_row& row) override {
     return step([&] { return inner_.put_swarm(row); });
   }
-  store_status put_worker(const worker_row& row) override {
+  status put_worker(const worker_row& row) override {
     return step([&] { return inner_.put_worker(row); });
   }
-  store_status put_fingerprint(const fingerprint_row& row) override {
+  status put_fingerprint(const fingerprint_row& row) override {
     return step([&] { return inner_.put_fingerprint(row); });
   }
-  store_status erase_fingerprint(const fingerprint_ref& ref) override {
+  status erase_fingerprint(const fingerprint_ref& ref) override {
     return step([&] { return inner_.erase_fingerprint(ref); });
   }
-  store_status put_sequence(const sequence_row& row) override {
+  status put_sequence(const sequence_row& row) override {
     return step([&] { return inner_.put_sequence(row); });
   }
-  store_status truncate_log() override {
+  status truncate_log() override {
     return step([&] { return inner_.truncate_log(); });
   }
-  store_status append_log(std::string_view record) override {
+  status append_log(std::string_view record) override {
     return step([&] { return inner_.append_log(record); });
   }
-  store_status commit() override {
+  status commit() override {
     return step([&] { return inner_.commit(); });
   }
   void rollback() noexcept override { inner_.rollback(); }
 
  private:
   template <class F>
-  store_status step(F&& f) {
+  status step(F&& f) {
     if (++count_ == fail_at_) {
       failed_ = true;
-      return store_status::failure("injected fault at step " + std::to_string(count_));
+      return status::error("injected fault at step " + std::to_string(count_));
     }
     return f();
   }

@@ -32,12 +32,36 @@ TEST_SUITE("swarm_service") {
     CHECK(r.applied == 1);
     REQUIRE(r.error.has_value());
     CHECK(r.error->code == "sequence_gap");
-    std::uint64_t epoch = 0;
-    CHECK(svc.declare_gap(w1, 4, 5, epoch).has_value());  // 2..3 neither sent nor declared
-    CHECK_FALSE(svc.declare_gap(w1, 2, 4, epoch).has_value());
+    const auto refused = svc.declare_gap(w1, 4, 5);  // 2..3 neither sent nor declared
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code() == "bad_gap");
+    CHECK(refused.error().message() ==
+          "gap starts at 4 but the next expected sequence number is 2: events 2..3 were neither "
+          "sent nor declared lost");
+    const auto declared = svc.declare_gap(w1, 2, 4);
+    REQUIRE(declared.has_value());
+    CHECK(*declared == r.epoch);
     r = svc.ingest(w1, {wire_event(5, 5, 2)});
     CHECK(r.applied == 1);
     CHECK_FALSE(r.error.has_value());
+  }
+
+  TEST_CASE("a gap that is not a range is refused") {
+    swarm_service svc;
+    const auto refused = svc.declare_gap(w1, 3, 2);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message() == "gap from 3 to 2 is not a range of sequence numbers");
+    CHECK_FALSE(svc.declare_gap(w1, 0, 2).has_value());
+  }
+
+  TEST_CASE("complete: the epoch holding it, or an error when the swarm has no state") {
+    swarm_service svc;
+    const auto r = svc.ingest(w1, {wire_event(1, 5, 0)});
+    const auto done = svc.complete("s1");
+    REQUIRE(done.has_value());
+    CHECK(*done == r.epoch);
+    CHECK_FALSE(svc.complete("s1").has_value());  // already forgotten
+    CHECK_FALSE(svc.complete("unknown").has_value());
   }
 
   TEST_CASE("acks wait for the checkpoint: durable_seq moves only with mark_durable") {

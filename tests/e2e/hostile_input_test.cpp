@@ -147,9 +147,9 @@ TEST_SUITE("e2e.hostile_input") {
     const std::string db = dir.file("lg.db");
     {
       // Written as builds before the boundary checks could write it.
-      std::string error;
-      auto store = daemon::sqlite_checkpoint_store::open(db, error);
-      REQUIRE_MESSAGE(store, error);
+      auto opened = daemon::sqlite_checkpoint_store::open(db);
+      REQUIRE_MESSAGE(opened.has_value(), opened.error().message());
+      auto& store = *opened;
       REQUIRE(store->begin().ok());
       REQUIRE(store->put_swarm({"bad\xff", 5}).ok());
       REQUIRE(store->put_worker({"bad\xff", 0, "w\xfe"}).ok());

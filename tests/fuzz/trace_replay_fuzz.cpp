@@ -39,7 +39,7 @@ std::vector<manager_config> make_configs() {
   out.push_back(*balanced);
   out.push_back(*aggressive);
   for (const auto& c : out) {
-    LG_FUZZ_CHECK(!loopguard::cli::swarm_replay::validate(c), "harness swarm rule invalid");
+    LG_FUZZ_CHECK(loopguard::cli::swarm_replay::validate(c).ok(), "harness swarm rule invalid");
   }
   return out;
 }

@@ -24,8 +24,8 @@ class swarm_replay {
   // result's event; a call whose result is not in the recording is judged when it is made.
   std::vector<detection> on_event(std::size_t index);
 
-  // Checks the configuration's "swarm" object; nullopt when it is valid.
-  static std::optional<std::string> validate(const manager_config& config);
+  // Checks the configuration's "swarm" object.
+  static status validate(const manager_config& config);
 
  private:
   struct impl;

@@ -1,6 +1,7 @@
 #include "loopguard/json_fields.hpp"
 
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 
 #include "loopguard/json_input.hpp"
@@ -29,7 +30,7 @@ std::string number_range(double lo, double hi) {
   const double max = std::numeric_limits<double>::max();
   if (lo == -max && hi == max) return "a number";
   std::ostringstream s;
-  s << "a number in " << lo << ".." << hi;
+  s << std::setprecision(15) << "a number in " << lo << ".." << hi;
   return s.str();
 }
 
@@ -331,7 +332,7 @@ bool object::strings(key k, std::vector<std::string>& out) {
   return true;
 }
 
-bool object::read_choice(key k, std::string_view& out, const std::vector<std::string_view>& names) {
+bool object::one_of(key k, std::string_view& out, const std::vector<std::string_view>& names) {
   const json* v = find(k);
   if (v == nullptr) return missing(k, [&] { return "one of " + join(names); });
   if (v->is_string()) {

@@ -117,12 +117,14 @@ class object {
     std::string_view name;
     std::vector<std::string_view> names;
     for (const auto& c : choices) names.push_back(c.name);
-    if (!read_choice(k, name, names)) return false;
+    if (!one_of(k, name, names)) return false;
     for (const auto& c : choices) {
       if (c.name == name) out = c.value;
     }
     return true;
   }
+  // One of `names` (a list known only at run time, e.g. the presets); `out` views into `names`.
+  bool one_of(key k, std::string_view& out, const std::vector<std::string_view>& names);
   // A value of any type, taken whole (its keys are not checked); nullptr when absent.
   const nlohmann::json* value(key k);
   // An object taken whole, e.g. a rule another component reads.
@@ -157,7 +159,6 @@ class object {
  private:
   friend class reader;
   bool read_integer(key k, std::uint64_t& out, std::uint64_t lo, std::uint64_t hi);
-  bool read_choice(key k, std::string_view& out, const std::vector<std::string_view>& names);
   const nlohmann::json* find(key k);
   // An absent field: an error `PATH: expected WHAT, got nothing` when it is required.
   template <class Expected>

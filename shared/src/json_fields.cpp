@@ -84,10 +84,6 @@ void reader::record(std::string path, std::string message, std::string_view code
   error_ = code.empty() ? status::error(std::move(m)) : status::error(code, std::move(m));
 }
 
-void reader::ask(const json* obj, std::string_view key) {
-  if (opts_.unknown == unknown_keys::refuse) asked_[obj].emplace(key);
-}
-
 status reader::finish() {
   if (error_.ok() && opts_.unknown == unknown_keys::refuse && doc_.is_object()) {
     check_unknown(doc_, std::string(opts_.prefix));
@@ -156,7 +152,7 @@ void object::fail_message(std::string_view path, std::string_view message, std::
 
 // Walks `k.path` from this object, one key at a time; every object on the way must be one.
 const json* object::find(key k) {
-  if (!ok()) return nullptr;
+  if (!ok() || node_ == nullptr) return nullptr;
   const json* at = node_;
   std::string_view rest = k.path;
   while (at != nullptr) {
@@ -231,7 +227,10 @@ const json* object::array(key k) {
 }
 
 object object::item(std::string_view array_path, std::size_t index) {
-  const json* list = find(array_path);
+  return item(find(array_path), array_path, index);
+}
+
+object object::item(const json* list, std::string_view array_path, std::size_t index) {
   const json* v =
       list != nullptr && list->is_array() && index < list->size() ? &(*list)[index] : nullptr;
   if (v != nullptr && !v->is_object()) {

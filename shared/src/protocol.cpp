@@ -105,7 +105,7 @@ void parse_events(object& r, message& out) {
   events m;
   m.items.resize(list->size());
   for (std::size_t i = 0; i < list->size() && r.ok(); ++i)
-    parse_event(r.item("events", i), m.items[i]);
+    parse_event(r.item(list, "events", i), m.items[i]);
   out = std::move(m);
 }
 

@@ -142,6 +142,8 @@ class object {
   // element of it as an object to read ("events[3].seq").
   const nlohmann::json* array(key k);
   object item(std::string_view array_path, std::size_t index);
+  // The same for the array `list` that array(array_path) returned (no second lookup).
+  object item(const nlohmann::json* list, std::string_view array_path, std::size_t index);
 
   // Records an error at `path` (first error kept): `PATH: expected WHAT, got VALUE`.
   void fail(std::string_view path, std::string_view expected, const nlohmann::json& got,
@@ -192,7 +194,9 @@ class reader : public object {
  private:
   friend class object;
   void record(std::string path, std::string message, std::string_view code);
-  void ask(const nlohmann::json* obj, std::string_view key);
+  void ask(const nlohmann::json* obj, std::string_view key) {
+    if (opts_.unknown == unknown_keys::refuse) asked_[obj].emplace(key);
+  }
   void check_unknown(const nlohmann::json& obj, const std::string& path);
 
   const nlohmann::json& doc_;

@@ -39,11 +39,12 @@ void print_line(const std::string& file, std::size_t index, const trace_event& e
 int run(const std::vector<std::string>& files) {
   const fingerprinter fp;
   for (const auto& file : files) {
-    trace tr;
-    if (auto err = load_trace(file, tr)) {
-      std::cerr << "loopguard fingerprint: " << utf8::repair(*err) << '\n';
+    const auto loaded = load_trace(file);
+    if (!loaded) {
+      std::cerr << "loopguard fingerprint: " << utf8::repair(loaded.error().message()) << '\n';
       return kExitBadInput;
     }
+    const trace& tr = *loaded;
     call_pairing pairing;
     std::vector<std::optional<call_fingerprint>> calls(tr.events.size());
     for (std::size_t i = 0; i < tr.events.size(); ++i) {

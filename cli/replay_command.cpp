@@ -130,52 +130,54 @@ std::string check_expectation(const trace& tr, const file_result& r) {
   return "";
 }
 
-std::optional<std::string> load_config(const options& o, manager_config& out) {
+result<manager_config> load_config(const options& o) {
   if (o.config_file.empty()) {
     auto p = preset(o.preset_name);
     if (!p) {
       std::string names;
       for (auto n : preset_names()) names += (names.empty() ? "" : ", ") + std::string(n);
-      return "unknown preset \"" + o.preset_name + "\" (known: " + names + ")";
+      return status::error("unknown preset \"" + o.preset_name + "\" (known: " + names + ")");
     }
-    out = *p;
-    return std::nullopt;
+    return *p;
   }
   std::ifstream in(o.config_file, std::ios::binary);
-  if (!in) return o.config_file + ": cannot open";
+  if (!in) return status::error(o.config_file + ": cannot open");
   std::ostringstream whole;
   whole << in.rdbuf();
   const std::string text = std::move(whole).str();
   json_input::document doc;
-  if (auto err = json_input::parse(text, doc)) return o.config_file + ": " + *err;
-  if (auto err = parse_config(doc.value, out)) return o.config_file + ": " + *err;
-  if (const status s = swarm_replay::validate(out); !s.ok()) {
-    return o.config_file + ": " + s.message();
+  if (auto err = json_input::parse(text, doc)) return status::error(o.config_file + ": " + *err);
+  auto config = parse_config(doc.value);
+  if (!config) return config.error().with_context(o.config_file + ": ");
+  if (status s = swarm_replay::validate(*config); !s.ok()) {
+    return s.with_context(o.config_file + ": ");
   }
-  return std::nullopt;
+  return config;
 }
 
 int run(const options& o) {
-  manager_config config;
-  if (auto err = load_config(o, config)) {
-    std::cerr << "loopguard replay: " << utf8::repair(*err) << '\n';
+  const auto loaded = load_config(o);
+  if (!loaded) {
+    std::cerr << "loopguard replay: " << utf8::repair(loaded.error().message()) << '\n';
     return kExitBadInput;
   }
+  const manager_config& config = *loaded;
   int passed = 0, failed = 0;
   bool bad_input = false, terminated = false;
   for (const auto& path : o.files) {
     const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
-    trace tr;
-    if (auto err = load_trace(path, tr)) {
-      *err = utf8::repair(*err);
-      std::cerr << "loopguard replay: " << *err << '\n';
+    const auto loaded_trace = load_trace(path);
+    if (!loaded_trace) {
+      const std::string err = utf8::repair(loaded_trace.error().message());
+      std::cerr << "loopguard replay: " << err << '\n';
       bad_input = true;
       if (o.expect) {
-        std::cout << "FAIL " << file << ": " << *err << '\n';
+        std::cout << "FAIL " << file << ": " << err << '\n';
         ++failed;
       }
       continue;
     }
+    const trace& tr = *loaded_trace;
     const file_result r = replay_trace(tr, config);
     terminated = terminated || r.terminated;
     if (o.expect) {

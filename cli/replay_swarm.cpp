@@ -11,10 +11,9 @@ constexpr std::size_t kNoEvent = SIZE_MAX;
 constexpr std::size_t kSummaryChars = 80;
 
 daemon::swarm_rules rules_of(const manager_config& config) {
-  daemon::swarm_rules rules;
   // validate() has run: an error here cannot happen.
-  (void)daemon::parse_swarm_rules(config.swarm, rules);
-  return rules;
+  auto rules = daemon::parse_swarm_rules(config.swarm);
+  return rules ? *rules : daemon::swarm_rules{};
 }
 
 }  // namespace
@@ -93,10 +92,8 @@ std::vector<detection> swarm_replay::on_event(std::size_t index) {
 }
 
 status swarm_replay::validate(const manager_config& config) {
-  daemon::swarm_rules rules;
-  if (auto err = daemon::parse_swarm_rules(config.swarm, rules)) return status::error(*err);
-  if (auto err = daemon::validate(rules)) return status::error(*err);
-  return {};
+  auto rules = daemon::parse_swarm_rules(config.swarm);  // validates
+  return rules ? status() : rules.error();
 }
 
 }  // namespace loopguard::cli

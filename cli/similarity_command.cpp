@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "loopguard/json_fields.hpp"
 #include "loopguard/json_input.hpp"
 #include "loopguard/similarity.hpp"
 #include "loopguard/utf8.hpp"
@@ -57,16 +58,16 @@ std::vector<input_pair> read_pairs(const std::string& path, bool process) {
     const std::string where = path + ":" + std::to_string(line) + ": ";
     json_input::document doc;
     if (auto err = json_input::parse(text, doc)) fail(where + *err);
-    const nlohmann::json& record = doc.value;
-    if (!record.is_object()) fail(where + "expected a JSON object with string fields a and b");
-    input_pair pair{line, {}, {}};
-    for (const char* field : {"a", "b"}) {
-      const auto it = record.find(field);
-      if (it == record.end()) fail(where + "missing field \"" + field + "\"");
-      if (!it->is_string()) fail(where + "field \"" + field + "\" is not a string");
-      std::u32string decoded = utf8::decode(it->get_ref<const std::string&>());
-      if (process) decoded = sim::default_process(decoded);
-      (field[0] == 'a' ? pair.a : pair.b) = std::move(decoded);
+    json_fields::reader r(doc.value,
+                          {.name = "line", .unknown = json_fields::unknown_keys::ignore});
+    std::string a, b;
+    r.string(json_fields::required("a"), a);
+    r.string(json_fields::required("b"), b);
+    if (status s = r.finish(); !s.ok()) fail(where + s.message());
+    input_pair pair{line, utf8::decode(a), utf8::decode(b)};
+    if (process) {
+      pair.a = sim::default_process(pair.a);
+      pair.b = sim::default_process(pair.b);
     }
     pairs.push_back(std::move(pair));
   }

@@ -6,13 +6,12 @@
 
 namespace loopguard::cli {
 
-std::optional<std::string> load_trace(const std::string& path, trace& out) {
+result<trace> load_trace(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return path + ": cannot open: " + std::strerror(errno);
-  if (auto err = read_trace(in, out)) {
-    return path + ":" + std::to_string(err->line) + ": " + err->message;
-  }
-  return std::nullopt;
+  if (!in) return status::error(path + ": cannot open: " + std::strerror(errno));
+  auto tr = read_trace(in);
+  if (!tr) return tr.error().with_context(path + ":");
+  return tr;
 }
 
 }  // namespace loopguard::cli

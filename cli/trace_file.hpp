@@ -1,7 +1,6 @@
 // Reading a trace file for a subcommand: errors come back as "FILE:LINE: message".
 #pragma once
 
-#include <optional>
 #include <string>
 
 #include "loopguard/trace.hpp"
@@ -11,7 +10,7 @@ namespace loopguard::cli {
 // Exit statuses shared by the subcommands.
 inline constexpr int kExitBadInput = 2;
 
-// Reads and parses `path`; on failure returns the message to print (file and line named).
-std::optional<std::string> load_trace(const std::string& path, trace& out);
+// Reads and parses `path`; a failure's message names the file and line (`FILE:3: ...`).
+result<trace> load_trace(const std::string& path);
 
 }  // namespace loopguard::cli

@@ -84,7 +84,9 @@ int main(int argc, char** argv) {
 
   daemon_config config;
   if (!config_file.empty()) {
-    if (auto e = load_config(config_file, config)) return spdlog::error("{}", *e), 2;
+    auto loaded = load_config(config_file, config);
+    if (!loaded) return spdlog::error("{}", loaded.error().message()), 2;
+    config = *loaded;
   }
   if (interval_ms) config.checkpoint_interval = std::chrono::milliseconds(interval_ms);
   if (idle_ms) config.limits.idle_timeout = std::chrono::milliseconds(idle_ms);
@@ -121,7 +123,9 @@ int main(int argc, char** argv) {
   auto ctx = std::make_shared<server_context>(service, metrics);
   ctx->limits = config.limits;
   if (!token_file.empty()) {
-    if (auto e = load_token(token_file, ctx->token)) return spdlog::error("{}", *e), 2;
+    auto token = load_token(token_file);
+    if (!token) return spdlog::error("{}", token.error().message()), 2;
+    ctx->token = *token;
   }
   checkpointer cp(
       service, *store, metrics, config.checkpoint_interval,

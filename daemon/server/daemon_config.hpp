@@ -2,9 +2,9 @@
 #pragma once
 
 #include <chrono>
-#include <optional>
 #include <string>
 
+#include "loopguard/status.hpp"
 #include "server/server_context.hpp"
 #include "state/swarm_rules.hpp"
 
@@ -17,11 +17,12 @@ struct daemon_config {
   std::chrono::milliseconds checkpoint_interval = kCheckpointInterval;
 };
 
-// Reads `path` into `out` (keys not given keep their values). An error names the file and key.
-std::optional<std::string> load_config(const std::string& path, daemon_config& out);
+// Reads `path` over `base` (keys not given keep base's values), with json_fields.hpp's rules.
+// An error names the file and the key (`FILE: limits.max_frame: expected an integer in ...`).
+result<daemon_config> load_config(const std::string& path, daemon_config base = {});
 
 // Reads a token file: its first line, surrounding whitespace removed; an error if unreadable or
 // empty.
-std::optional<std::string> load_token(const std::string& path, std::string& out);
+result<std::string> load_token(const std::string& path);
 
 }  // namespace loopguard::daemon

@@ -110,21 +110,18 @@ void websocket_session::on_read(beast::error_code ec, std::size_t bytes) {
 }
 
 void websocket_session::handle_frame(std::string_view bytes, bool text) {
-  protocol::message m;
-  std::optional<protocol::error> err;
-  if (text) {
-    err = protocol::parse(bytes, m);
-  } else {
-    protocol::events batch;
-    err = protocol::decode_binary(bytes, batch);
-    if (!err) m = std::move(batch);
+  result<protocol::message> m = text ? protocol::parse(bytes) : [&]() -> result<protocol::message> {
+    auto batch = protocol::decode_binary(bytes);
+    if (!batch) return batch.error();
+    return protocol::message(std::move(*batch));
+  }();
+  if (!m) {
+    const status& e = m.error();
+    return fail_with({e.code(), e.message()}, e.code() == protocol::codes::batch_too_large
+                                                  ? close_code::too_big
+                                                  : close_code::policy_error);
   }
-  if (err) {
-    return fail_with(*err, err->code == protocol::codes::batch_too_large
-                               ? close_code::too_big
-                               : close_code::policy_error);
-  }
-  handle(std::move(m));
+  handle(std::move(*m));
 }
 
 void websocket_session::handle(protocol::message&& m) {

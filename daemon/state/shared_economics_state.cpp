@@ -10,7 +10,7 @@
 namespace loopguard::daemon {
 
 shared_economics_state::shared_economics_state(swarm_rules rules) : rules_(std::move(rules)) {
-  assert(!validate(rules_));  // callers validate configs before building a state
+  assert(validate(rules_).ok());  // callers validate configs before building a state
 }
 
 double shared_economics_state::clock_time(const swarm& s, double t) const {

@@ -4,10 +4,11 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
-#include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "loopguard/json_fields.hpp"
+#include "loopguard/status.hpp"
 
 namespace loopguard::daemon {
 
@@ -25,14 +26,18 @@ struct swarm_rules {
   std::size_t max_fingerprints_per_swarm = 200000;  // beyond it the coldest are evicted
 };
 
-// Nullopt when `rules` is consistent, else a message naming the key and its allowed range.
-std::optional<std::string> validate(const swarm_rules& rules);
+// Success when `rules` is consistent, else an error naming the key and its allowed range
+// (`swarm.critical_at: expected 0 (never) or an integer in 11..1024, got 5`).
+status validate(const swarm_rules& rules);
 
-// Reads the `"swarm"` object of a config or preset into `out`. Keys not given keep the value
-// `out` already has; an unknown key, a mistyped value or one out of range is an error naming
-// the key (e.g. "swarm.threshold: must be an integer in 1..1024, got 0"). `out` is unchanged
-// when an error is returned.
-std::optional<std::string> parse_swarm_rules(const nlohmann::json& j, swarm_rules& out);
+// Reads the fields of a `"swarm"` object into `out` (keys not given keep their value), each in
+// its own range; the ranges that depend on other keys are validate()'s. Errors go to the reader.
+void read_swarm_rules(json_fields::object swarm, swarm_rules& out);
+
+// The `"swarm"` object of a config or preset over `base`: keys not given keep base's value; an
+// unknown key, a mistyped value or one out of range is an error naming the key
+// (`swarm.threshold: expected an integer in 1..1024, got 0`). The result passed validate().
+result<swarm_rules> parse_swarm_rules(const nlohmann::json& j, swarm_rules base = {});
 
 nlohmann::json to_json(const swarm_rules& rules);
 

@@ -1,5 +1,6 @@
 #include "loopguard/protocol.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loopguard/hex.hpp"
+#include "loopguard/json_fields.hpp"
 #include "loopguard/json_input.hpp"
 #include "loopguard/utf8.hpp"
 
@@ -16,203 +18,170 @@ namespace {
 
 using nlohmann::json;
 
-// Reads the fields of one message, stopping at the first problem with a message naming it.
-class reader {
- public:
-  explicit reader(const json& j, std::string prefix = "") : j_(j), prefix_(std::move(prefix)) {}
+using json_fields::object;
+using json_fields::required;
 
-  std::optional<error>& err() { return err_; }
+// The rules of every frame: other fields are ignored, null is absent, errors are bad_message
+// (invalid_utf8 for an identifier).
+constexpr json_fields::options kFrameRules{.name = "message",
+                                           .unknown = json_fields::unknown_keys::ignore,
+                                           .null_is_absent = true,
+                                           .code = codes::bad_message,
+                                           .identifier_code = codes::invalid_utf8};
 
-  const json* field(std::string_view key, bool required) {
-    if (err_) return nullptr;
-    const auto it = j_.find(key);
-    if (it == j_.end() || it->is_null()) {
-      if (required) fail(key, "is missing");
-      return nullptr;
-    }
-    return &*it;
+// A fingerprint: 16 hex digits.
+void read_fp(object& x, json_fields::key k, std::optional<std::uint64_t>& out) {
+  const json* v = x.value(json_fields::key(k.path));
+  if (v == nullptr) {
+    if (k.required) x.fail_message(k.path, "expected 16 hex digits, got nothing");
+    return;
   }
-  void str(std::string_view key, std::string& out, std::size_t max, bool required = true) {
-    const json* v = field(key, required);
-    if (!v) return;
-    if (!v->is_string()) return fail(key, "must be a string");
-    const auto& s = v->get_ref<const std::string&>();
-    if (s.size() > max) return fail(key, "is longer than " + std::to_string(max) + " bytes");
-    out = s;
-  }
-  // An identifier: refused with invalid_utf8 when it is not valid UTF-8 (it was repaired on the
-  // way in, so it holds U+FFFD), never repaired.
-  void identifier(std::string_view key, std::string& out, std::size_t max, bool required = true) {
-    str(key, out, max, required);
-    if (!err_ && !utf8::is_identifier(out)) {
-      err_ = error{std::string(codes::invalid_utf8),
-                   prefix_ + std::string(key) +
-                       " is not valid UTF-8 (an identifier may not hold invalid bytes, lone "
-                       "surrogates or U+FFFD)"};
-    }
-  }
-  void name(std::string_view key, std::string& out) {
-    identifier(key, out, kMaxNameBytes);
-    if (!err_ && out.empty()) fail(key, "must not be empty");
-  }
-  void u64(std::string_view key, std::uint64_t& out, bool required = true) {
-    const json* v = field(key, required);
-    if (!v) return;
-    if (v->is_number_unsigned()) {
-      out = v->get<std::uint64_t>();
-    } else if (v->is_number_integer() && v->get<std::int64_t>() >= 0) {
-      out = static_cast<std::uint64_t>(v->get<std::int64_t>());
-    } else {
-      fail(key, "must be a non-negative integer");
-    }
-  }
-  void u32(std::string_view key, std::uint32_t& out) {
-    std::uint64_t v = 0;
-    u64(key, v);
-    if (err_) return;
-    if (v > std::numeric_limits<std::uint32_t>::max()) return fail(key, "is too large");
-    out = static_cast<std::uint32_t>(v);
-  }
-  void num(std::string_view key, double& out, bool required = true) {
-    const json* v = field(key, required);
-    if (!v) return;
-    if (!v->is_number()) return fail(key, "must be a number");
-    out = v->get<double>();  // finite: json_input refuses numbers beyond a double's range
-  }
-  void boolean(std::string_view key, bool& out, bool required = true) {
-    const json* v = field(key, required);
-    if (!v) return;
-    if (!v->is_boolean()) return fail(key, "must be true or false");
-    out = v->get<bool>();
-  }
-  void fp(std::string_view key, std::uint64_t& out) {
-    std::optional<std::uint64_t> v;
-    opt_fp(key, v, true);
-    if (v) out = *v;
-  }
-  void opt_fp(std::string_view key, std::optional<std::uint64_t>& out, bool required = false) {
-    const json* v = field(key, required);
-    if (!v) return;
-    const auto parsed = v->is_string() ? from_hex(v->get_ref<const std::string&>()) : std::nullopt;
-    if (!parsed) return fail(key, "must be 16 hex digits");
-    out = parsed;
-  }
-  void fail(std::string_view key, const std::string& what) {
-    if (!err_)
-      err_ = error{std::string(codes::bad_message), prefix_ + std::string(key) + " " + what};
-  }
-
- private:
-  const json& j_;
-  std::string prefix_;
-  std::optional<error> err_;
-};
-
-std::optional<error> parse_event(const json& j, std::size_t i, event& e) {
-  if (!j.is_object()) {
-    return error{std::string(codes::bad_message),
-                 "events[" + std::to_string(i) + "] must be an object"};
-  }
-  reader r(j, "events[" + std::to_string(i) + "].");
-  r.u64("seq", e.seq);
-  r.str("tool", e.tool, kMaxToolBytes);
-  r.str("summary", e.summary, kMaxSummaryBytes, false);
-  r.fp("exact", e.exact);
-  r.fp("structural", e.structural);
-  r.boolean("ok", e.ok, false);
-  r.opt_fp("result", e.result);
-  r.num("t", e.t);
-  return r.err();
+  const auto parsed = v->is_string() ? from_hex(v->get_ref<const std::string&>()) : std::nullopt;
+  if (!parsed) return x.fail(k.path, "16 hex digits", *v);
+  out = parsed;
 }
 
-std::optional<error> parse_object(const json& j, message& out) {
-  if (!j.is_object())
-    return error{std::string(codes::bad_message), "a message must be a JSON object"};
-  const auto type_it = j.find("type");
-  if (type_it == j.end() || !type_it->is_string()) {
-    return error{std::string(codes::bad_message), "type is missing or not a string"};
+void read_fp(object& x, std::string_view key, std::uint64_t& out) {
+  std::optional<std::uint64_t> v;
+  read_fp(x, required(key), v);
+  if (v) out = *v;
+}
+
+// A required identifier that is not empty (swarm, worker, incarnation).
+void read_name(object& x, std::string_view key, std::string& out) {
+  if (x.identifier(required(key), out, kMaxNameBytes) && out.empty()) {
+    x.fail(key, "a non-empty string", json(out));
   }
-  const std::string& type = type_it->get_ref<const std::string&>();
-  if (!utf8::is_identifier(type)) {
-    return error{std::string(codes::invalid_utf8), "type is not valid UTF-8"};
+}
+
+int read_version(object& x) {
+  std::uint64_t version = 0;
+  x.integer(required("version"), version);
+  return version > 1000 ? 1000 : static_cast<int>(version);
+}
+
+void parse_event(object x, event& e) {
+  x.integer(required("seq"), e.seq);
+  x.string(required("tool"), e.tool, kMaxToolBytes);
+  x.string("summary", e.summary, kMaxSummaryBytes);
+  read_fp(x, "exact", e.exact);
+  read_fp(x, "structural", e.structural);
+  x.boolean("ok", e.ok);
+  read_fp(x, "result", e.result);
+  x.number(required("t"), e.t);  // finite: json_input refuses numbers beyond a double's range
+}
+
+void parse_hello(object& r, message& out) {
+  hello m;
+  m.version = read_version(r);
+  read_name(r, "swarm", m.swarm);
+  read_name(r, "worker", m.worker);
+  read_name(r, "incarnation", m.incarnation);
+  r.identifier("token", m.token, kMaxNameBytes);
+  out = std::move(m);
+}
+
+void parse_welcome(object& r, message& out) {
+  welcome m;
+  m.version = read_version(r);
+  r.integer(required("last_ack"), m.last_ack);
+  std::uint64_t max_batch = 0, max_frame = 0;
+  r.integer("max_batch", max_batch);
+  r.integer("max_frame", max_frame);
+  if (max_batch) m.max_batch = static_cast<std::size_t>(max_batch);
+  if (max_frame) m.max_frame = static_cast<std::size_t>(max_frame);
+  out = m;
+}
+
+void parse_events(object& r, message& out) {
+  const json* list = r.array(required("events"));
+  if (list == nullptr) return;
+  if (list->size() > kMaxBatchEvents) {
+    return r.fail_message("events",
+                          "a batch holds at most " + std::to_string(kMaxBatchEvents) +
+                              " events, got " + std::to_string(list->size()),
+                          codes::batch_too_large);
   }
-  reader r(j);
-  if (type == "hello") {
-    hello m;
-    std::uint64_t version = 0;
-    r.u64("version", version);
-    m.version = version > 1000 ? 1000 : static_cast<int>(version);
-    r.name("swarm", m.swarm);
-    r.name("worker", m.worker);
-    r.name("incarnation", m.incarnation);
-    r.identifier("token", m.token, kMaxNameBytes, false);
-    out = std::move(m);
-  } else if (type == "welcome") {
-    welcome m;
-    std::uint64_t version = 0, max_batch = 0, max_frame = 0;
-    r.u64("version", version);
-    m.version = version > 1000 ? 1000 : static_cast<int>(version);
-    r.u64("last_ack", m.last_ack);
-    r.u64("max_batch", max_batch, false);
-    r.u64("max_frame", max_frame, false);
-    if (max_batch) m.max_batch = static_cast<std::size_t>(max_batch);
-    if (max_frame) m.max_frame = static_cast<std::size_t>(max_frame);
-    out = std::move(m);
-  } else if (type == "events") {
-    const json* list = r.field("events", true);
-    if (list && !list->is_array()) r.fail("events", "must be an array");
-    if (r.err()) return r.err();
-    if (list->size() > kMaxBatchEvents) {
-      return error{std::string(codes::batch_too_large),
-                   "a batch holds at most " + std::to_string(kMaxBatchEvents) + " events, got " +
-                       std::to_string(list->size())};
+  events m;
+  m.items.resize(list->size());
+  for (std::size_t i = 0; i < list->size() && r.ok(); ++i)
+    parse_event(r.item(list, "events", i), m.items[i]);
+  out = std::move(m);
+}
+
+void parse_ack(object& r, message& out) {
+  ack m;
+  r.integer(required("seq"), m.seq);
+  out = m;
+}
+
+void parse_gap(object& r, message& out) {
+  gap m;
+  r.integer(required("from"), m.from);
+  r.integer(required("to"), m.to);
+  out = m;
+}
+
+void parse_verdict(object& r, message& out) {
+  verdict m;
+  r.identifier(required("swarm"), m.swarm, kMaxNameBytes);
+  r.string(required("tool"), m.tool, kMaxToolBytes);
+  r.identifier(required("kind"), m.kind, 16);
+  read_fp(r, "fingerprint", m.fingerprint);
+  r.one_of(required("level"), m.level,
+           {json_fields::choice<severity>{"warn", severity::warn},
+            json_fields::choice<severity>{"critical", severity::critical},
+            json_fields::choice<severity>{"terminate", severity::terminate}});
+  r.integer(required("calls"), m.calls);
+  r.integer(required("workers"), m.workers);
+  r.string(required("message"), m.message, kMaxFrameBytes);
+  r.number(required("t"), m.t);
+  out = std::move(m);
+}
+
+void parse_swarm_complete(object& r, message& out) {
+  swarm_complete m;
+  r.identifier("swarm", m.swarm, kMaxNameBytes);
+  out = std::move(m);
+}
+
+void parse_error(object& r, message& out) {
+  error m;
+  r.identifier(required("code"), m.code, kMaxNameBytes);
+  r.string("message", m.message, kMaxFrameBytes);
+  out = std::move(m);
+}
+
+struct message_type {
+  std::string_view name;
+  void (*parse)(object&, message&);
+};
+constexpr message_type kTypes[] = {{"hello", parse_hello},
+                                   {"welcome", parse_welcome},
+                                   {"events", parse_events},
+                                   {"ack", parse_ack},
+                                   {"gap", parse_gap},
+                                   {"verdict", parse_verdict},
+                                   {"swarm_complete", parse_swarm_complete},
+                                   {"error", parse_error}};
+
+result<message> parse_object(const json& j) {
+  json_fields::reader r(j, kFrameRules);
+  std::string type;
+  r.identifier(required("type"), type, kMaxNameBytes);
+  message out;
+  if (r.ok()) {
+    const auto* t = std::find_if(std::begin(kTypes), std::end(kTypes),
+                                 [&](const message_type& x) { return x.name == type; });
+    if (t == std::end(kTypes)) {
+      r.fail("type", "one of hello, welcome, events, ack, gap, verdict, swarm_complete, error",
+             json(type));
+    } else {
+      t->parse(r, out);
     }
-    events m;
-    m.items.resize(list->size());
-    for (std::size_t i = 0; i < list->size(); ++i) {
-      if (auto e = parse_event((*list)[i], i, m.items[i])) return e;
-    }
-    out = std::move(m);
-  } else if (type == "ack") {
-    ack m;
-    r.u64("seq", m.seq);
-    out = m;
-  } else if (type == "gap") {
-    gap m;
-    r.u64("from", m.from);
-    r.u64("to", m.to);
-    out = m;
-  } else if (type == "verdict") {
-    verdict m;
-    std::string level;
-    r.identifier("swarm", m.swarm, kMaxNameBytes);
-    r.str("tool", m.tool, kMaxToolBytes);
-    r.identifier("kind", m.kind, 16);
-    r.fp("fingerprint", m.fingerprint);
-    r.str("level", level, 16);
-    r.u32("calls", m.calls);
-    r.u32("workers", m.workers);
-    r.str("message", m.message, kMaxFrameBytes);
-    r.num("t", m.t);
-    if (!r.err()) {
-      const auto s = parse_severity(level);
-      if (!s) r.fail("level", "must be warn, critical or terminate");
-      if (s) m.level = *s;
-    }
-    out = std::move(m);
-  } else if (type == "swarm_complete") {
-    swarm_complete m;
-    r.identifier("swarm", m.swarm, kMaxNameBytes, false);
-    out = std::move(m);
-  } else if (type == "error") {
-    error m;
-    r.identifier("code", m.code, kMaxNameBytes);
-    r.str("message", m.message, kMaxFrameBytes, false);
-    out = std::move(m);
-  } else {
-    return error{std::string(codes::bad_message), "unknown type \"" + type + "\""};
   }
-  return r.err();
+  if (!r.ok()) return r.first_error();
+  return out;
 }
 
 struct to_json_visitor {
@@ -321,12 +290,12 @@ std::string_view type_name(const message& m) {
   return kNames[m.index()];
 }
 
-std::optional<error> parse(std::string_view text, message& out) {
+result<message> parse(std::string_view text) {
   json_input::document doc;
   if (auto e = json_input::parse(text, doc)) {
-    return error{std::string(codes::bad_json), "the frame is not valid JSON: " + *e};
+    return status::error(codes::bad_json, "the frame is not valid JSON: " + *e);
   }
-  return parse_object(doc.value, out);
+  return parse_object(doc.value);
 }
 
 std::string serialize(const message& m) {
@@ -351,19 +320,20 @@ std::string encode_binary(const events& batch) {
   return out;
 }
 
-std::optional<error> decode_binary(std::string_view bytes, events& out) {
+result<events> decode_binary(std::string_view bytes) {
   const auto bad = [](const std::string& what) {
-    return error{std::string(codes::bad_message), "binary batch: " + what};
+    return status::error(codes::bad_message, "binary batch: " + what);
   };
   if (bytes.substr(0, kBinaryMagic.size()) != kBinaryMagic) return bad("bad magic");
   byte_reader r(bytes.substr(kBinaryMagic.size()));
   std::uint64_t n = 0;
   if (!r.u64(n)) return bad("truncated header");
   if (n > kMaxBatchEvents) {
-    return error{std::string(codes::batch_too_large), "a batch holds at most " +
-                                                          std::to_string(kMaxBatchEvents) +
-                                                          " events, got " + std::to_string(n)};
+    return status::error(codes::batch_too_large, "binary batch: a batch holds at most " +
+                                                     std::to_string(kMaxBatchEvents) +
+                                                     " events, got " + std::to_string(n));
   }
+  events out;
   out.items.resize(static_cast<std::size_t>(n));
   for (std::size_t i = 0; i < out.items.size(); ++i) {
     event& e = out.items[i];
@@ -387,7 +357,7 @@ std::optional<error> decode_binary(std::string_view bytes, events& out) {
     e.result = (flags & 2) ? std::optional<std::uint64_t>(result) : std::nullopt;
   }
   if (!r.done()) return bad("trailing bytes");
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace loopguard::protocol

@@ -29,18 +29,17 @@ TEST_SUITE("protocol") {
          {"hello", "welcome", "events", "ack", "gap", "verdict", "swarm_complete", "error"}) {
       CAPTURE(name);
       const auto text = golden(name);
-      message m;
-      const auto err = parse(text, m);
-      REQUIRE_MESSAGE(!err, (err ? err->message : ""));
-      CHECK(type_name(m) == name);
-      CHECK(nlohmann::json::parse(serialize(m)) == nlohmann::json::parse(text));
+      const auto m = parse(text);
+      REQUIRE_MESSAGE(m.has_value(), (m ? "" : m.error().message()));
+      CHECK(type_name(*m) == name);
+      CHECK(nlohmann::json::parse(serialize(*m)) == nlohmann::json::parse(text));
     }
   }
 
   TEST_CASE("event fields are read exactly") {
-    message m;
-    REQUIRE_FALSE(parse(golden("events"), m));
-    const auto& b = std::get<events>(m);
+    const auto m = parse(golden("events"));
+    REQUIRE(m.has_value());
+    const auto& b = std::get<events>(*m);
     REQUIRE(b.items.size() == 2);
     CHECK(b.items[0].seq == 42);
     CHECK(b.items[0].exact == 0x9a3c55e0d1b27f48ULL);
@@ -50,59 +49,74 @@ TEST_SUITE("protocol") {
     CHECK(b.items[1].t == 1714.0);
   }
 
-  TEST_CASE("errors name the field") {
-    message m;
-    auto e = parse("not json", m);
-    REQUIRE(e);
-    CHECK(e->code == "bad_json");
-    e = parse(R"({"type":"hello","version":1,"swarm":"s","worker":"w"})", m);
-    REQUIRE(e);
-    CHECK(e->code == "bad_message");
-    CHECK(e->message == "incarnation is missing");
-    e = parse(
-        R"({"type":"events","events":[{"seq":1,"tool":"x","exact":"zz","structural":"0000000000000000","t":0}]})",
-        m);
-    REQUIRE(e);
-    CHECK(e->message == "events[0].exact must be 16 hex digits");
-    e = parse(R"({"type":"nope"})", m);
-    REQUIRE(e);
-    CHECK(e->message.find("unknown type") != std::string::npos);
-    e = parse(R"({"type":"hello","version":1,"swarm":"","worker":"w","incarnation":"i"})", m);
-    REQUIRE(e);
-    CHECK(e->message == "swarm must not be empty");
+  TEST_CASE("errors name the field, what was expected and what came") {
+    const auto error_of = [](std::string_view text) {
+      const auto m = parse(text);
+      REQUIRE_FALSE(m.has_value());
+      return m.error();
+    };
+    CHECK(error_of("not json").code() == "bad_json");
+    auto e = error_of(R"({"type":"hello","version":1,"swarm":"s","worker":"w"})");
+    CHECK(e.code() == "bad_message");
+    CHECK(e.message() == "incarnation: expected a string of at most 128 bytes, got nothing");
+    e = error_of(
+        R"({"type":"events","events":[{"seq":1,"tool":"x","exact":"zz","structural":"0000000000000000","t":0}]})");
+    CHECK(e.code() == "bad_message");
+    CHECK(e.message() == R"(events[0].exact: expected 16 hex digits, got "zz")");
+    e = error_of(R"({"type":"nope"})");
+    CHECK(e.message() ==
+          R"(type: expected one of hello, welcome, events, ack, gap, verdict, swarm_complete, )"
+          R"(error, got "nope")");
+    e = error_of(R"({"type":"hello","version":1,"swarm":"","worker":"w","incarnation":"i"})");
+    CHECK(e.message() == R"(swarm: expected a non-empty string, got "")");
+    e = error_of(R"({"type":"ack","seq":-1})");
+    CHECK(e.message() == "seq: expected a non-negative integer, got -1");
+    e = error_of(R"([1])");
+    CHECK(e.code() == "bad_message");
+    CHECK(e.message() == "message: expected an object, got [1]");
+    e = error_of(R"({"type":"events","events":[5]})");
+    CHECK(e.message() == "events[0]: expected an object, got 5");
+  }
+
+  TEST_CASE("10.0 is an integer and null is absent, as json_fields reads them") {
+    const auto m = parse(R"({"type":"ack","seq":10.0})");
+    REQUIRE(m.has_value());
+    CHECK(std::get<ack>(*m).seq == 10);
+    const auto h = parse(
+        R"({"type":"hello","version":1,"swarm":"s","worker":"w","incarnation":"i","token":null})");
+    REQUIRE(h.has_value());
+    CHECK(std::get<hello>(*h).token.empty());
+    CHECK_FALSE(parse(R"({"type":"ack","seq":10.5})").has_value());
   }
 
   TEST_CASE("a batch over the limit is refused with batch_too_large") {
     events big;
     for (std::size_t i = 0; i <= kMaxBatchEvents; ++i)
       big.items.push_back(test::wire_event(i + 1, 1, 0));
-    message m;
-    auto e = parse(serialize(big), m);
-    REQUIRE(e);
-    CHECK(e->code == "batch_too_large");
-    events out;
-    e = decode_binary(encode_binary(big), out);
-    REQUIRE(e);
-    CHECK(e->code == "batch_too_large");
+    const auto m = parse(serialize(big));
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().code() == "batch_too_large");
+    const auto b = decode_binary(encode_binary(big));
+    REQUIRE_FALSE(b.has_value());
+    CHECK(b.error().code() == "batch_too_large");
   }
 
   TEST_CASE("binary batches round-trip and reject truncation") {
-    message m;
-    REQUIRE_FALSE(parse(golden("events"), m));
-    const auto& b = std::get<events>(m);
+    const auto m = parse(golden("events"));
+    REQUIRE(m.has_value());
+    const auto& b = std::get<events>(*m);
     const std::string bytes = encode_binary(b);
-    events out;
-    REQUIRE_FALSE(decode_binary(bytes, out));
-    CHECK(out.items == b.items);
+    const auto out = decode_binary(bytes);
+    REQUIRE(out.has_value());
+    CHECK(out->items == b.items);
     for (std::size_t cut = 0; cut < bytes.size(); ++cut) {
       CAPTURE(cut);
-      CHECK(decode_binary(std::string_view(bytes).substr(0, cut), out).has_value());
+      CHECK_FALSE(decode_binary(std::string_view(bytes).substr(0, cut)).has_value());
     }
-    CHECK(decode_binary(bytes + "x", out).has_value());
+    CHECK_FALSE(decode_binary(bytes + "x").has_value());
   }
 
   TEST_CASE("identifiers that are not valid UTF-8 are refused with invalid_utf8 naming the field") {
-    message m;
     const std::vector<std::pair<std::string, std::string>> cases = {
         {R"({"type":"hello","version":1,"swarm":"s\udcff","worker":"w","incarnation":"i"})",
          "swarm"},
@@ -116,33 +130,31 @@ TEST_SUITE("protocol") {
     };
     for (const auto& [text, field] : cases) {
       CAPTURE(text);
-      const auto e = parse(text, m);
-      REQUIRE(e);
-      CHECK(e->code == "invalid_utf8");
-      CHECK(e->message.starts_with(field));
+      const auto m = parse(text);
+      REQUIRE_FALSE(m.has_value());
+      CHECK(m.error().code() == "invalid_utf8");
+      CHECK(m.error().message().starts_with(field + ": expected valid UTF-8"));
     }
   }
 
   TEST_CASE("content is repaired, never refused: a lone surrogate in a tool name becomes U+FFFD") {
-    message m;
-    REQUIRE_FALSE(
+    const auto m =
         parse(R"({"type":"events","events":[{"seq":1,"tool":"t\udcff","summary":"\ud800",)"
-              R"("exact":"0000000000000001","structural":"0000000000000002","t":1}]})",
-              m));
-    const auto& e = std::get<events>(m).items.at(0);
+              R"("exact":"0000000000000001","structural":"0000000000000002","t":1}]})");
+    REQUIRE(m.has_value());
+    const auto& e = std::get<events>(*m).items.at(0);
     CHECK(e.tool == "t\xEF\xBF\xBD");
     CHECK(e.summary == "\xEF\xBF\xBD");
   }
 
   TEST_CASE("numbers beyond a double's range and deep nesting are bad_json, never a throw") {
-    message m;
-    auto e = parse(R"({"type":"ack","seq":1e400})", m);
-    REQUIRE(e);
-    CHECK(e->code == "bad_json");
-    e = parse(std::string(30000, '[') + std::string(30000, ']'), m);
-    REQUIRE(e);
-    CHECK(e->code == "bad_json");
-    CHECK(e->message.find("nested") != std::string::npos);
+    auto m = parse(R"({"type":"ack","seq":1e400})");
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().code() == "bad_json");
+    m = parse(std::string(30000, '[') + std::string(30000, ']'));
+    REQUIRE_FALSE(m.has_value());
+    CHECK(m.error().code() == "bad_json");
+    CHECK(m.error().message().find("nested") != std::string::npos);
   }
 
   TEST_CASE(
@@ -151,20 +163,20 @@ TEST_SUITE("protocol") {
     b.items.push_back(test::wire_event(1, 1, 1));
     b.items[0].tool = "\xff\xfe";
     b.items[0].summary = std::string(kMaxSummaryBytes, '\xff');  // grows threefold when repaired
-    events out;
-    REQUIRE_FALSE(decode_binary(encode_binary(b), out));
-    CHECK(out.items[0].tool == "\xEF\xBF\xBD\xEF\xBF\xBD");
-    CHECK(out.items[0].summary.size() <= kMaxSummaryBytes);
-    CHECK(utf8::is_valid(out.items[0].summary));
-    CHECK(utf8::is_valid(serialize(message(out))));
+    const auto out = decode_binary(encode_binary(b));
+    REQUIRE(out.has_value());
+    CHECK(out->items[0].tool == "\xEF\xBF\xBD\xEF\xBF\xBD");
+    CHECK(out->items[0].summary.size() <= kMaxSummaryBytes);
+    CHECK(utf8::is_valid(out->items[0].summary));
+    CHECK(utf8::is_valid(serialize(message(*out))));
     for (double t :
          {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
           -std::numeric_limits<double>::infinity()}) {
       b.items[0].t = t;
-      const auto e = decode_binary(encode_binary(b), out);
-      REQUIRE(e);
-      CHECK(e->code == "bad_message");
-      CHECK(e->message.find("finite") != std::string::npos);
+      const auto e = decode_binary(encode_binary(b));
+      REQUIRE_FALSE(e.has_value());
+      CHECK(e.error().code() == "bad_message");
+      CHECK(e.error().message().find("finite") != std::string::npos);
     }
   }
 }

@@ -49,7 +49,7 @@ std::vector<daemon::swarm_rules> make_rule_variants() {
   out[2].absolute_cap = 3;
   out[2].critical_at = 4;
   out[2].max_fingerprints_per_swarm = 16;
-  for (const auto& r : out) LG_FUZZ_CHECK(!daemon::validate(r), "harness rules are invalid");
+  for (const auto& r : out) LG_FUZZ_CHECK(daemon::validate(r).ok(), "harness rules are invalid");
   return out;
 }
 const std::vector<daemon::swarm_rules> kRules = make_rule_variants();
@@ -95,9 +95,9 @@ void check_verdict(const daemon::global_verdict& v) {
   const protocol::verdict wire = to_wire(v);
   const std::string frame = protocol::serialize(protocol::message{wire});
   LG_FUZZ_CHECK(fuzz::valid_utf8(frame), "verdict frame is not valid UTF-8");
-  protocol::message back;
-  LG_FUZZ_CHECK(!protocol::parse(frame, back), "verdict frame does not parse");
-  const auto* pv = std::get_if<protocol::verdict>(&back);
+  const auto back = protocol::parse(frame);
+  LG_FUZZ_CHECK(back.has_value(), "verdict frame does not parse");
+  const auto* pv = std::get_if<protocol::verdict>(&*back);
   LG_FUZZ_CHECK(pv != nullptr, "verdict frame parses as another type");
   LG_FUZZ_CHECK(pv->swarm == wire.swarm && pv->tool == wire.tool && pv->kind == wire.kind &&
                     pv->fingerprint == wire.fingerprint && pv->level == wire.level &&
@@ -199,11 +199,13 @@ void apply_direct(const protocol::events& batch, const std::string& swarm) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   counters.add(inputs);
-  protocol::events batch;
-  if (auto err = protocol::decode_binary(fuzz::as_view(data, size), batch)) {
-    LG_FUZZ_CHECK(fuzz::valid_utf8(err->message), "decode error is not valid UTF-8");
+  const auto decoded_batch = protocol::decode_binary(fuzz::as_view(data, size));
+  if (!decoded_batch) {
+    LG_FUZZ_CHECK(fuzz::valid_utf8(decoded_batch.error().message()),
+                  "decode error is not valid UTF-8");
     return 0;
   }
+  const protocol::events& batch = *decoded_batch;
   counters.add(decoded);
   for (const auto& ev : batch.items) {
     LG_FUZZ_CHECK(fuzz::valid_utf8(ev.tool) && ev.tool.size() <= protocol::kMaxToolBytes,

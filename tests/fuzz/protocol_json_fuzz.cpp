@@ -23,34 +23,36 @@ fuzz::counters<kCounters> counters("protocol_json",
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   counters.add(inputs);
   const std::string_view text = fuzz::as_view(data, size);
-  protocol::message msg;
-  if (auto err = protocol::parse(text, msg)) {
+  const auto result = protocol::parse(text);
+  if (!result) {
     counters.add(refused);
-    LG_FUZZ_CHECK(fuzz::valid_utf8(err->code), "error code is not valid UTF-8");
-    LG_FUZZ_CHECK(fuzz::valid_utf8(err->message), "error message is not valid UTF-8");
+    const loopguard::status& err = result.error();
+    LG_FUZZ_CHECK(!err.code().empty(), "a refusal carries no code");
+    LG_FUZZ_CHECK(fuzz::valid_utf8(err.code()), "error code is not valid UTF-8");
+    LG_FUZZ_CHECK(fuzz::valid_utf8(err.message()), "error message is not valid UTF-8");
     // The refusal itself goes on the wire as an error message.
-    const std::string wire = protocol::serialize(protocol::message{*err});
+    const std::string wire =
+        protocol::serialize(protocol::message{protocol::error{err.code(), err.message()}});
     LG_FUZZ_CHECK(fuzz::valid_utf8(wire), "serialized error is not valid UTF-8");
     return 0;
   }
   counters.add(parsed);
+  const protocol::message& msg = *result;
 
   const std::string out = protocol::serialize(msg);
   LG_FUZZ_CHECK(fuzz::valid_utf8(out), "serialize() output is not valid UTF-8");
   LG_FUZZ_CHECK(fuzz::parses_as_json(out), "serialize() output is not JSON");
 
-  protocol::message again;
-  const auto err = protocol::parse(out, again);
-  LG_FUZZ_CHECK(!err, "serialize() output does not parse again");
-  LG_FUZZ_CHECK(again.index() == msg.index(), "re-parsed message has another type");
-  LG_FUZZ_CHECK(protocol::serialize(again) == out, "serialize(parse(serialize(m))) differs");
+  const auto again = protocol::parse(out);
+  LG_FUZZ_CHECK(again.has_value(), "serialize() output does not parse again");
+  LG_FUZZ_CHECK(again->index() == msg.index(), "re-parsed message has another type");
+  LG_FUZZ_CHECK(protocol::serialize(*again) == out, "serialize(parse(serialize(m))) differs");
   counters.add(reparsed);
 
   if (const auto* batch = std::get_if<protocol::events>(&msg)) {
-    protocol::events decoded;
-    const auto berr = protocol::decode_binary(protocol::encode_binary(*batch), decoded);
-    LG_FUZZ_CHECK(!berr, "encode_binary() output of a parsed batch is refused");
-    LG_FUZZ_CHECK(decoded.items == batch->items, "binary form changes a parsed batch");
+    const auto decoded = protocol::decode_binary(protocol::encode_binary(*batch));
+    LG_FUZZ_CHECK(decoded.has_value(), "encode_binary() output of a parsed batch is refused");
+    LG_FUZZ_CHECK(decoded->items == batch->items, "binary form changes a parsed batch");
     counters.add(binary_roundtrip);
   }
   return 0;

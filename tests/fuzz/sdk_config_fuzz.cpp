@@ -53,19 +53,14 @@ void drive(const manager_config& config) {
 }
 
 void drive_swarm(const nlohmann::json& swarm) {
-  daemon::swarm_rules rules;
-  const auto before = daemon::to_json(rules);
-  if (auto err = daemon::parse_swarm_rules(swarm, rules)) {
-    LG_FUZZ_CHECK(fuzz::valid_utf8(*err), "swarm rule error is not valid UTF-8");
-    LG_FUZZ_CHECK(daemon::to_json(rules) == before, "a refused swarm rule changed the output");
+  const auto rules = daemon::parse_swarm_rules(swarm);  // validated
+  if (!rules) {
+    LG_FUZZ_CHECK(fuzz::valid_utf8(rules.error().message()), "swarm rule error is not valid UTF-8");
     return;
   }
-  if (auto err = daemon::validate(rules)) {
-    LG_FUZZ_CHECK(fuzz::valid_utf8(*err), "swarm rule error is not valid UTF-8");
-    return;
-  }
+  LG_FUZZ_CHECK(daemon::validate(*rules).ok(), "parse_swarm_rules accepted invalid rules");
   counters.add(swarm_ok);
-  daemon::shared_economics_state state(rules);
+  daemon::shared_economics_state state(*rules);
   daemon::swarm_event e;
   e.swarm = "s";
   e.tool = "search";
@@ -93,23 +88,23 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   counters.add(json_ok);
 
-  manager_config config;
-  const nlohmann::json untouched = loopguard::to_json(config);
-  if (auto err = loopguard::parse_config(doc.value, config)) {
-    LG_FUZZ_CHECK(fuzz::valid_utf8(*err), "config error is not valid UTF-8");
-    LG_FUZZ_CHECK(loopguard::to_json(config) == untouched, "a refused config changed the output");
+  const auto parsed = loopguard::parse_config(doc.value);
+  if (!parsed) {
+    LG_FUZZ_CHECK(fuzz::valid_utf8(parsed.error().message()), "config error is not valid UTF-8");
     return 0;
   }
   counters.add(accepted);
+  const manager_config& config = *parsed;
 
   const nlohmann::json written = loopguard::to_json(config);
   LG_FUZZ_CHECK(fuzz::valid_utf8(loopguard::json_input::dump(written)),
                 "to_json output is not valid UTF-8");
-  manager_config again;
-  const auto err = loopguard::parse_config(written, again);
-  if (err) std::fprintf(stderr, "parse_config(to_json(c)): %s\n", err->c_str());
-  LG_FUZZ_CHECK(!err, "parse_config refuses its own to_json output");
-  LG_FUZZ_CHECK(loopguard::to_json(again) == written, "parse_config(to_json(c)) differs from c");
+  const auto again = loopguard::parse_config(written);
+  if (!again) {
+    std::fprintf(stderr, "parse_config(to_json(c)): %s\n", again.error().message().c_str());
+  }
+  LG_FUZZ_CHECK(again.has_value(), "parse_config refuses its own to_json output");
+  LG_FUZZ_CHECK(loopguard::to_json(*again) == written, "parse_config(to_json(c)) differs from c");
 
   drive(config);
   drive_swarm(config.swarm);

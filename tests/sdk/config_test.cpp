@@ -9,16 +9,16 @@ using nlohmann::json;
 
 namespace {
 std::string error_of(const char* text) {
-  manager_config c;
-  auto err = parse_config(json::parse(text), c);
-  return err ? *err : "";
+  const auto c = parse_config(json::parse(text));
+  return c ? "" : c.error().message();
 }
 }  // namespace
 
 TEST_SUITE("config") {
   TEST_CASE("an empty document is the balanced preset") {
-    manager_config c;
-    REQUIRE_FALSE(parse_config(json::object(), c).has_value());
+    const auto parsed = parse_config(json::object());
+    REQUIRE(parsed.has_value());
+    const manager_config& c = *parsed;
     CHECK(c.preset == "balanced");
     CHECK(c.exact.steps.warn_at == 3);
     CHECK(c.exact.steps.critical_at == 6);
@@ -26,8 +26,7 @@ TEST_SUITE("config") {
   }
 
   TEST_CASE("a preset plus overrides") {
-    manager_config c;
-    REQUIRE_FALSE(parse_config(json::parse(R"({
+    const auto parsed = parse_config(json::parse(R"({
       "preset": "aggressive",
       "detectors": {"exact": {"warn_at": 4, "critical_at": 9, "mode": "consecutive"},
                     "content": {"enabled": false}},
@@ -36,9 +35,9 @@ TEST_SUITE("config") {
                 "write_file": {"exact": {"warn_at": 2, "critical_at": 3}},
                 "scratchpad": {"enabled": false}},
       "fingerprint": {"volatile_keys": ["nonce"]}
-    })"),
-                               c)
-                      .has_value());
+    })"));
+    REQUIRE(parsed.has_value());
+    const manager_config& c = *parsed;
     CHECK(c.preset == "aggressive");
     CHECK(c.exact.steps.warn_at == 4);
     CHECK(c.exact.mode == loopguard::count_mode::consecutive);
@@ -51,11 +50,10 @@ TEST_SUITE("config") {
   }
 
   TEST_CASE("a per-tool ladder follows the detector's own where keys are left out") {
-    manager_config c;
-    REQUIRE_FALSE(parse_config(json::parse(R"({"tools":{"poll":{"exact":{"warn_at":8}},
-                                                         "write":{"exact":{"critical_at":4}}}})"),
-                               c)
-                      .has_value());
+    const auto parsed = parse_config(json::parse(R"({"tools":{"poll":{"exact":{"warn_at":8}},
+                                                    "write":{"exact":{"critical_at":4}}}})"));
+    REQUIRE(parsed.has_value());
+    const manager_config& c = *parsed;
     CHECK(c.tools.at("poll").exact->warn_at == 8);
     CHECK(c.tools.at("poll").exact->critical_at == 11);
     CHECK(c.tools.at("write").exact->warn_at == 3);
@@ -64,7 +62,8 @@ TEST_SUITE("config") {
 
   TEST_CASE("absolute_cap and reset_after_fire belong to the exact rule only") {
     CHECK(error_of(R"({"detectors":{"structural":{"absolute_cap":5}}})")
-              .starts_with("detectors.structural.absolute_cap: unknown key"));
+              .starts_with("detectors.structural.absolute_cap: unknown key, expected one of "
+                           "critical_at, enabled, mode, warn_at, window"));
     CHECK(error_of(R"({"detectors":{"exact":{"absolute_cap":5,"reset_after_fire":true}}})") == "");
   }
 
@@ -73,37 +72,51 @@ TEST_SUITE("config") {
           loopguard::to_json(*loopguard::preset("balanced")));
   }
 
-  TEST_CASE("errors name the key and the allowed range") {
+  TEST_CASE("errors name the key, what was expected and what came") {
     CHECK(error_of(R"({"detectors":{"exact":{"warn_at":0}}})") ==
-          "detectors.exact.warn_at: must be an integer from 1 to 1000000, got 0");
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":5,"critical_at":4}}})")
-              .starts_with("detectors.exact.critical_at: must be 0 (never) or at least warn_at"));
+          "detectors.exact.warn_at: expected an integer in 1..1000000, got 0");
+    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":"x"}}})") ==
+          R"(detectors.exact.warn_at: expected an integer in 1..1000000, got "x")");
+    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":5,"critical_at":4}}})") ==
+          "detectors.exact.critical_at: expected 0 (never) or at least warn_at (5), got 4");
     CHECK(error_of(R"({"detectors":{"similar_args":{"threshold":101}}})") ==
-          "detectors.similar_args.threshold: must be a number from 0 to 100, got 101");
+          "detectors.similar_args.threshold: expected a number in 0..100, got 101");
     CHECK(error_of(R"({"detectors":{"exact":{"mode":"sometimes"}}})") ==
-          "detectors.exact.mode: must be one of both, consecutive, window, got \"sometimes\"");
+          R"(detectors.exact.mode: expected one of consecutive, window, both, got "sometimes")");
     CHECK(error_of(R"({"detectors":{"exact":{"enabled":"yes"}}})") ==
-          "detectors.exact.enabled: must be true or false, got \"yes\"");
-    CHECK(error_of(R"({"detectors":{"exactt":{}}})").starts_with("detectors.exactt: unknown key"));
+          R"(detectors.exact.enabled: expected true or false, got "yes")");
+    CHECK(error_of(R"({"detectors":{"exactt":{}}})") ==
+          "detectors.exactt: unknown key, expected one of bash_cascade, content, cycle, exact, "
+          "limit, output_similarity, result, similar_args, structural, summary, test_fix");
     CHECK(error_of(R"({"detectors":{"exact":{"warnat":3}}})")
-              .starts_with("detectors.exact.warnat: unknown key"));
-    CHECK(error_of(R"({"preset":"nope"})").starts_with("preset: must be one of"));
-    CHECK(error_of(R"({"tools":{"t":{"exact":{"warn_at":-1}}}})")
-              .starts_with("tools.t.exact.warn_at: must be an integer"));
-    CHECK(error_of(R"({"detectors":{"cycle":{"min_length":4,"max_length":3}}})")
-              .starts_with("detectors.cycle.max_length"));
-    CHECK(error_of(R"([1])").starts_with("configuration: must be a JSON object"));
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":2.5}}})")
-              .starts_with("detectors.exact.warn_at: must be an integer"));
-    CHECK(error_of(R"({"fingerprint":{"primary_keys":"path"}})")
-              .starts_with("fingerprint.primary_keys: must be an array of strings"));
+              .starts_with("detectors.exact.warnat: unknown key, expected one of"));
+    CHECK(error_of(R"({"preset":"nope"})").starts_with("preset: expected one of"));
+    CHECK(error_of(R"({"tools":{"t":{"exact":{"warn_at":-1}}}})") ==
+          "tools.t.exact.warn_at: expected an integer in 1..1000000, got -1");
+    CHECK(error_of(R"({"tools":{"t":5}})") == "tools.t: expected an object, got 5");
+    CHECK(error_of(R"({"tools":{"t":{"exactt":{}}}})")
+              .starts_with("tools.t.exactt: unknown key, expected one of enabled, exact"));
+    CHECK(error_of(R"({"detectors":{"cycle":{"min_length":4,"max_length":3}}})") ==
+          "detectors.cycle.max_length: expected at least min_length (4), got 3");
+    CHECK(error_of(R"({"detectors":{"content":{"chunk_size":100,"max_history":100}}})") ==
+          "detectors.content.max_history: expected at least twice chunk_size (200), got 100");
+    CHECK(error_of(R"([1])") == "configuration: expected an object, got [1]");
+    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":2.5}}})") ==
+          "detectors.exact.warn_at: expected an integer in 1..1000000, got 2.5");
+    CHECK(error_of(R"({"fingerprint":{"primary_keys":"path"}})") ==
+          R"(fingerprint.primary_keys: expected an array of strings, got "path")");
+    CHECK(error_of(R"({"swarm":5})") == "swarm: expected an object, got 5");
   }
 
-  TEST_CASE("a failed parse leaves the output untouched") {
-    manager_config c;
-    c.exact.steps.warn_at = 77;
-    CHECK(parse_config(json::parse(R"({"detectors":{"exact":{"warn_at":0}}})"), c).has_value());
-    CHECK(c.exact.steps.warn_at == 77);
+  TEST_CASE("10.0 is an integer, as in every reader (json_fields.hpp)") {
+    const auto c = parse_config(json::parse(R"({"detectors":{"exact":{"warn_at":4.0}}})"));
+    REQUIRE(c.has_value());
+    CHECK(c->exact.steps.warn_at == 4);
+  }
+
+  TEST_CASE("only the first error is reported") {
+    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":0,"bogus":1},"cycle":{"enabled":3}}})") ==
+          "detectors.exact.warn_at: expected an integer in 1..1000000, got 0");
   }
 
   TEST_CASE("every preset round-trips through JSON") {
@@ -112,10 +125,9 @@ TEST_SUITE("config") {
       const auto p = loopguard::preset(name);
       REQUIRE(p.has_value());
       const json doc = loopguard::to_json(*p);
-      manager_config back;
-      const auto err = parse_config(doc, back);
-      REQUIRE_MESSAGE(!err.has_value(), (err ? *err : ""));
-      CHECK(loopguard::to_json(back) == doc);
+      const auto back = parse_config(doc);
+      REQUIRE_MESSAGE(back.has_value(), (back ? "" : back.error().message()));
+      CHECK(loopguard::to_json(*back) == doc);
     }
     CHECK_FALSE(loopguard::preset("unknown").has_value());
   }

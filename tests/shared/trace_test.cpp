@@ -7,25 +7,24 @@
 using namespace loopguard;
 
 namespace {
-std::optional<trace_error> read(const std::string& text, trace& out) {
+result<trace> read(const std::string& text) {
   std::istringstream in(text);
-  return read_trace(in, out);
+  return read_trace(in);
 }
 }  // namespace
 
 TEST_SUITE("trace") {
   TEST_CASE("events, defaults and meta") {
-    trace tr;
-    const auto err =
+    const auto read_back =
         read(R"({"kind":"meta","name":"n","expect":{"loop":true,"within":3,"detector":"exact"}})"
              "\n\n"
              R"({"kind":"tool_call","tool":"bash","args":{"command":"ls"},"t":1.5,"note":"x"})"
              "\n"
              R"({"kind":"tool_result","tool":"bash","output":"","worker":"w2","swarm":"s"})"
              "\n"
-             R"({"kind":"text","content":"hi"})",
-             tr);
-    REQUIRE_FALSE(err.has_value());
+             R"({"kind":"text","content":"hi"})");
+    REQUIRE(read_back.has_value());
+    const trace& tr = *read_back;
     REQUIRE(tr.meta.has_value());
     CHECK(tr.meta->name == "n");
     REQUIRE(tr.meta->expect.has_value());
@@ -47,33 +46,43 @@ TEST_SUITE("trace") {
   TEST_CASE("bad lines name the line and what is wrong") {
     struct bad_case {
       const char* text;
-      std::size_t line;
-      const char* needle;
+      const char* error;  // starts with the line number
     };
     const bad_case cases[] = {
-        {"{\"kind\":\"text\",\"content\":\"a\"}\nnot json", 2, "not valid JSON"},
-        {"[1,2]", 1, "expected a JSON object"},
-        {R"({"content":"x"})", 1, "\"kind\" is missing"},
-        {R"({"kind":"bogus"})", 1, "unknown kind \"bogus\""},
-        {R"({"kind":"tool_call","args":{}})", 1, "\"tool\" is missing"},
-        {R"({"kind":"tool_call","tool":"t"})", 1, "\"args\" is missing"},
-        {R"({"kind":"tool_call","tool":"t","args":[1]})", 1, "\"args\" must be an object"},
-        {R"({"kind":"tool_result","tool":"t","output":"x","ok":"yes"})", 1, "\"ok\" must be"},
-        {R"({"kind":"tool_result","tool":"t"})", 1, "\"output\" is missing"},
-        {R"({"kind":"text","content":5})", 1, "\"content\" must be a string"},
-        {R"({"kind":"text","content":"x","t":"now"})", 1, "\"t\" must be a number"},
-        {R"({"kind":"text","content":"x","worker":1})", 1, "\"worker\" must be a string"},
-        {R"({"kind":"meta","expect":{"loop":false,"within":2}})", 1, "\"expect.within\""},
-        {R"({"kind":"meta","expect":{"within":2}})", 1, "\"expect.loop\""},
+        {"{\"kind\":\"text\",\"content\":\"a\"}\nnot json", "2: not valid JSON"},
+        {"[1,2]", "1: line: expected an object, got [1,2]"},
+        {R"({"content":"x"})",
+         "1: kind: expected one of tool_call, tool_result, text, meta, got nothing"},
+        {R"({"kind":"bogus"})",
+         R"(1: kind: expected one of tool_call, tool_result, text, meta, got "bogus")"},
+        {R"({"kind":"tool_call","args":{}})", "1: tool: expected a string, got nothing"},
+        {R"({"kind":"tool_call","tool":"t"})", "1: args: expected an object, got nothing"},
+        {R"({"kind":"tool_call","tool":"t","args":[1]})", "1: args: expected an object, got [1]"},
+        {R"({"kind":"tool_result","tool":"t","output":"x","ok":"yes"})",
+         R"(1: ok: expected true or false, got "yes")"},
+        {R"({"kind":"tool_result","tool":"t"})", "1: output: expected a string, got nothing"},
+        {R"({"kind":"text","content":5})", "1: content: expected a string, got 5"},
+        {R"({"kind":"text","content":"x","t":"now"})", R"(1: t: expected a number, got "now")"},
+        {R"({"kind":"text","content":"x","worker":1})", "1: worker: expected a string, got 1"},
+        {R"({"kind":"meta","expect":{"loop":false,"within":2}})",
+         R"(1: expect.within: expected no value unless "loop" is true, got 2)"},
+        {R"({"kind":"meta","expect":{"within":2}})",
+         "1: expect.loop: expected true or false, got nothing"},
+        {R"({"kind":"meta","expect":{"loop":true,"within":2.5}})",
+         "1: expect.within: expected a non-negative integer, got 2.5"},
     };
     for (const auto& c : cases) {
       CAPTURE(c.text);
-      trace tr;
-      const auto err = read(c.text, tr);
-      REQUIRE(err.has_value());
-      CHECK(err->line == c.line);
-      CHECK(err->message.find(c.needle) != std::string::npos);
+      const auto tr = read(c.text);
+      REQUIRE_FALSE(tr.has_value());
+      CHECK(tr.error().message().starts_with(c.error));
     }
+  }
+
+  TEST_CASE("within 3.0 is the integer 3 (json_fields' rule)") {
+    const auto tr = read(R"({"kind":"meta","expect":{"loop":true,"within":3.0}})");
+    REQUIRE(tr.has_value());
+    CHECK(tr->meta->expect->within == 3u);
   }
 
   TEST_CASE("results pair by id, else with the oldest open call of that tool and worker") {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "loopguard/severity.hpp"
+#include "loopguard/status.hpp"
 
 namespace loopguard::protocol {
 
@@ -112,10 +113,11 @@ using message = std::variant<hello, welcome, events, ack, gap, verdict, swarm_co
 std::string_view type_name(const message& m);
 
 // Parses one JSON text frame under json_input.hpp's rules (content strings repaired to valid
-// UTF-8; depth and number limits). On failure returns an error with code bad_json,
-// bad_message or invalid_utf8 (naming the field) or batch_too_large; `out` is then
-// unspecified.
-std::optional<error> parse(std::string_view text, message& out);
+// UTF-8; depth and number limits) and json_fields.hpp's (10.0 is an integer; fields not defined
+// here are ignored; null is absent). A failure's status carries the code bad_json, bad_message
+// or invalid_utf8 (naming the field: `events[0].seq: expected a non-negative integer, got -1`)
+// or batch_too_large.
+result<message> parse(std::string_view text);
 
 std::string serialize(const message& m);
 
@@ -123,6 +125,6 @@ std::string serialize(const message& m);
 // a batch as a binary frame instead of JSON; same meaning, no parsing of text.
 // decode_binary repairs tool and summary as parse() does and refuses a time that is not finite.
 std::string encode_binary(const events& batch);
-std::optional<error> decode_binary(std::string_view bytes, events& out);
+result<events> decode_binary(std::string_view bytes);
 
 }  // namespace loopguard::protocol

@@ -1,7 +1,8 @@
 // The recorded-run format (docs/trace-format.md): one JSON object per line.
 //
 // Parsing is strict about the fields the format defines (a missing or mistyped field, an unknown
-// kind, a line that is not JSON are errors naming the line) and ignores every other field.
+// kind, a line that is not JSON are errors naming the line) and ignores every other field;
+// fields are read with json_fields.hpp (10.0 is an integer).
 #pragma once
 
 #include <cstddef>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "loopguard/status.hpp"
 
 namespace loopguard {
 
@@ -45,24 +48,24 @@ struct trace_meta {
   std::optional<trace_expect> expect;
 };
 
-struct trace_error {
-  std::size_t line = 0;
-  std::string message;  // without the file and line prefix
-};
-
 struct trace {
   std::optional<trace_meta> meta;  // the first meta line, if any
   std::vector<trace_event> events;
 };
 
-// One line. Returns an error, or fills exactly one of `event` / `meta` (neither for a blank
-// line).
-std::optional<trace_error> parse_trace_line(std::string_view line, std::size_t line_no,
-                                            std::optional<trace_event>& event,
-                                            std::optional<trace_meta>& meta);
+// What one line holds: an event, a meta line, or neither (a blank line).
+struct trace_line {
+  std::optional<trace_event> event;
+  std::optional<trace_meta> meta;
+};
 
-// A whole recording; stops at the first bad line.
-std::optional<trace_error> read_trace(std::istream& in, trace& out);
+// One line (`line_no` is stored in the event). The error names the field, with
+// json_fields.hpp's wording (`tool: expected a string, got nothing`), not the line.
+result<trace_line> parse_trace_line(std::string_view line, std::size_t line_no);
+
+// A whole recording; stops at the first bad line. The error starts with the line's number
+// (`3: not valid JSON: ...`).
+result<trace> read_trace(std::istream& in);
 
 // Pairs results with their calls: by id when the result has one, else with the oldest
 // unanswered call of the same tool by the same worker (and swarm).

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loopguard/fingerprint.hpp"
+#include "loopguard/status.hpp"
 
 namespace loopguard {
 
@@ -121,10 +122,10 @@ struct manager_config {
   nlohmann::json swarm = nlohmann::json::object();  // the swarm rule, read by the daemon side
 };
 
-// Builds a configuration from JSON: `{"preset": NAME, ...overrides}`. Unknown keys, wrong types
-// and out-of-range values are errors naming the key path, e.g.
-// `detectors.exact.warn_at: must be an integer from 1 to 1000, got 0`.
-std::optional<std::string> parse_config(const nlohmann::json& doc, manager_config& out);
+// Builds a configuration from JSON: `{"preset": NAME, ...overrides}`, read with json_fields.hpp
+// (10.0 is an integer). Unknown keys, wrong types and out-of-range values are errors naming the
+// key path, e.g. `detectors.exact.warn_at: expected an integer in 1..1000000, got 0`.
+result<manager_config> parse_config(const nlohmann::json& doc);
 
 // The configuration as JSON (every key): parse_config(to_json(c)) gives back c.
 nlohmann::json to_json(const manager_config& config);

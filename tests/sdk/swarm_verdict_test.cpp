@@ -108,8 +108,9 @@ TEST_SUITE("swarm verdicts") {
         R"({"type":"verdict","swarm":"s","tool":"grep","kind":"structural",)"
         R"("fingerprint":"9a3c55e0d1b27f48","level":"critical","calls":12,"workers":3,)"
         R"("message":"[loopguard] CRITICAL, swarm-wide dead end: stop.","t":3.5})";
-    protocol::message msg;
-    REQUIRE_FALSE(protocol::parse(frame, msg).has_value());
+    const auto parsed = protocol::parse(frame);
+    REQUIRE(parsed.has_value());
+    const protocol::message& msg = *parsed;
     REQUIRE(std::holds_alternative<protocol::verdict>(msg));
     ExecutionEconomicsManager m;
     const verdict v = m.on_swarm_verdict(std::get<protocol::verdict>(msg));

@@ -50,7 +50,15 @@ struct swarm_summary {
   std::size_t workers = 0;
   std::size_t verdicts = 0;  // fingerprints with a declared level
   std::uint64_t calls = 0;   // exact-fingerprint calls, i.e. events applied
-  std::uint64_t digest = 0;
+};
+
+// What GET /api/swarms/{id} shows, copied out of the state in one piece (no digest: computing
+// one walks every fingerprint).
+struct swarm_view {
+  swarm_summary summary;
+  std::vector<std::string> worker_names;  // sorted
+  std::vector<fingerprint_row> top;       // hottest first (top_fingerprints)
+  std::vector<global_verdict> verdicts;   // oldest first (verdicts)
 };
 
 struct state_counters {
@@ -83,14 +91,20 @@ class shared_economics_state {
   std::uint64_t digest(std::string_view swarm) const;
   std::uint64_t digest() const;
 
-  // Read-only views for the API.
+  // Read-only views for the API. Their cost does not grow with the fingerprints held: counts,
+  // the kTopKept hottest fingerprints and the declared verdicts are kept as events arrive.
+  // swarms() and summary() are O(1) per swarm; verdicts() is O(verdicts).
+  static constexpr std::size_t kTopKept = 20;
   std::vector<swarm_summary> swarms() const;
   std::optional<swarm_summary> summary(std::string_view swarm) const;
   std::vector<std::string> worker_names(std::string_view swarm) const;
-  // The `n` fingerprints with the most counted calls (ties: more calls, then key).
+  // The `n` fingerprints with the most counted calls (ties: more calls, then key). Up to
+  // kTopKept from the kept ranking; a larger `n` walks every fingerprint.
   std::vector<fingerprint_row> top_fingerprints(std::string_view swarm, std::size_t n) const;
   // Every declared verdict of the swarm, at its highest level, oldest first.
   std::vector<global_verdict> verdicts(std::string_view swarm) const;
+  // summary, worker names, the top `n` and the verdicts at once; nullopt for an unknown swarm.
+  std::optional<swarm_view> view(std::string_view swarm, std::size_t n) const;
   state_counters counters() const;
   const swarm_rules& rules() const { return rules_; }
 
@@ -119,6 +133,12 @@ class shared_economics_state {
     fingerprint_stats stats;
     std::vector<worker_tally> tallies;
     std::uint32_t window_counted = 0;
+    bool in_top = false;  // one of the swarm's `top` slots
+  };
+  // A fingerprint's rank in the top view: counted calls, then calls (only ever grow).
+  struct top_slot {
+    fingerprint_key key;
+    std::uint64_t counted = 0, calls = 0;
   };
   struct swarm {
     double latest_t = 0;
@@ -126,6 +146,10 @@ class shared_economics_state {
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
     std::unordered_map<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
+    // The read views, kept as events arrive so no view walks the fingerprints.
+    std::uint64_t exact_calls = 0;  // calls of the exact fingerprints held
+    std::unordered_set<fingerprint_key, fingerprint_key_hash> declared;  // level != none
+    std::vector<top_slot> top;  // the kTopKept hottest, hottest first
     // Change tracking for take_changes().
     bool dirty = false;
     std::uint32_t workers_persisted = 0;
@@ -137,6 +161,12 @@ class shared_economics_state {
   std::optional<global_verdict> touch(const std::string& name, swarm& s, const fingerprint_key& key,
                                       const swarm_event& e, std::uint32_t worker);
   void expire(entry& f, double now) const;
+  // The read views: rank() after a fingerprint's counts grew, account() for a restored row,
+  // forget() before an entry is erased (true when it held a top slot), rebuild_top() after.
+  static void rank(swarm& s, const fingerprint_key& key, entry& f);
+  static void account(swarm& s, const fingerprint_key& key, entry& f);
+  static bool forget(swarm& s, const fingerprint_key& key, const entry& f);
+  static void rebuild_top(swarm& s);
   void push_call(entry& f, const window_call& c) const;
   void pop_call(entry& f) const;
   struct judgement {
@@ -145,6 +175,9 @@ class shared_economics_state {
     bool by_cap = false;
   };
   judgement judge(const entry& f) const;
+  // Raises the fingerprint's declared level to the judgement's; the verdict to push.
+  global_verdict declare(const std::string& name, swarm& s, const fingerprint_key& key,
+                         fingerprint_stats& st, const judgement& j, double t);
   void evict_if_needed(swarm& s, const fingerprint_key& keep_a, const fingerprint_key& keep_b);
   static void rebuild_tallies(entry& f);
   std::uint64_t digest_of(std::string_view name, const swarm& s) const;

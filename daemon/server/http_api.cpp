@@ -44,9 +44,9 @@ json summary_json(const swarm_summary& s) {
           {"calls", s.calls}};
 }
 
-json verdict_json(const global_verdict& v) {
+json verdict_json(const protocol::verdict& v) {
   return {{"tool", v.tool},
-          {"kind", v.fingerprint_kind},
+          {"kind", v.kind},
           {"fingerprint", to_hex(v.fingerprint)},
           {"level", std::string(to_string(v.level))},
           {"calls", v.calls},

@@ -32,7 +32,7 @@ double shared_economics_state::clock_time(const swarm& s, double t) const {
   return std::min(t, s.latest_t + rules_.window_seconds);
 }
 
-std::vector<global_verdict> shared_economics_state::apply(const swarm_event& raw) {
+std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& raw) {
   ++events_;
   auto [it, inserted] = swarms_.try_emplace(raw.swarm);
   swarm& s = it->second;
@@ -55,7 +55,7 @@ std::vector<global_verdict> shared_economics_state::apply(const swarm_event& raw
 
   const fingerprint_key exact{fingerprint_kind::exact, e.exact};
   const fingerprint_key structural{fingerprint_kind::structural, e.structural};
-  std::vector<global_verdict> out;
+  std::vector<protocol::verdict> out;
   auto v1 = touch(it->first, s, exact, e, worker);
   auto v2 = touch(it->first, s, structural, e, worker);
   if (v1) out.push_back(std::move(*v1));
@@ -67,10 +67,10 @@ std::vector<global_verdict> shared_economics_state::apply(const swarm_event& raw
   return out;
 }
 
-std::optional<global_verdict> shared_economics_state::touch(const std::string& name, swarm& s,
-                                                            const fingerprint_key& key,
-                                                            const swarm_event& e,
-                                                            std::uint32_t worker) {
+std::optional<protocol::verdict> shared_economics_state::touch(const std::string& name, swarm& s,
+                                                               const fingerprint_key& key,
+                                                               const swarm_event& e,
+                                                               std::uint32_t worker) {
   auto [it, inserted] = s.fingerprints.try_emplace(key);
   entry& f = it->second;
   fingerprint_stats& st = f.stats;
@@ -102,9 +102,9 @@ std::optional<global_verdict> shared_economics_state::touch(const std::string& n
   return declare(name, s, key, st, j, e.t);
 }
 
-global_verdict shared_economics_state::declare(const std::string& name, swarm& s,
-                                               const fingerprint_key& key, fingerprint_stats& st,
-                                               const judgement& j, double t) {
+protocol::verdict shared_economics_state::declare(const std::string& name, swarm& s,
+                                                  const fingerprint_key& key, fingerprint_stats& st,
+                                                  const judgement& j, double t) {
   if (st.level == severity::none) s.declared.insert(key);
   st.level = j.level;
   st.level_t = t;
@@ -187,20 +187,21 @@ shared_economics_state::judgement shared_economics_state::judge(const entry& f) 
   return j;
 }
 
-global_verdict shared_economics_state::verdict_of(const std::string& name,
-                                                  const fingerprint_key& key,
-                                                  const fingerprint_stats& f, bool by_cap) const {
-  global_verdict v;
+protocol::verdict shared_economics_state::verdict_of(const std::string& name,
+                                                     const fingerprint_key& key,
+                                                     const fingerprint_stats& f,
+                                                     bool by_cap) const {
+  protocol::verdict v;
   v.swarm = name;
   v.tool = f.tool;
-  v.fingerprint_kind = to_string(key.kind);
+  v.kind = to_string(key.kind);
   v.fingerprint = key.value;
   v.level = f.level;
   v.calls = f.level_calls;
   v.workers = f.level_workers;
   v.t = f.level_t;
-  v.message = global_nudge(
-      f.level, {v.tool, v.fingerprint_kind, v.calls, v.workers, rules_.window_seconds, by_cap});
+  v.message =
+      global_nudge(f.level, {v.tool, v.kind, v.calls, v.workers, rules_.window_seconds, by_cap});
   return v;
 }
 

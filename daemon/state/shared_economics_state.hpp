@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
 #include "state/state_rows.hpp"
 #include "state/swarm_rules.hpp"
@@ -35,15 +36,6 @@ struct swarm_event {
   double t = 0;  // event time in seconds (trace clock)
 };
 
-struct global_verdict {
-  std::string swarm, tool, fingerprint_kind;  // "exact" | "structural"
-  std::uint64_t fingerprint = 0;
-  loopguard::severity level = loopguard::severity::none;
-  std::uint32_t calls = 0, workers = 0;
-  std::string message;  // nudge text naming the tool, calls, workers and what to do instead
-  double t = 0;
-};
-
 struct swarm_summary {
   std::string swarm;
   std::size_t fingerprints = 0;
@@ -56,9 +48,9 @@ struct swarm_summary {
 // one walks every fingerprint).
 struct swarm_view {
   swarm_summary summary;
-  std::vector<std::string> worker_names;  // sorted
-  std::vector<fingerprint_row> top;       // hottest first (top_fingerprints)
-  std::vector<global_verdict> verdicts;   // oldest first (verdicts)
+  std::vector<std::string> worker_names;    // sorted
+  std::vector<fingerprint_row> top;         // hottest first (top_fingerprints)
+  std::vector<protocol::verdict> verdicts;  // oldest first (verdicts)
 };
 
 struct state_counters {
@@ -77,10 +69,12 @@ class shared_economics_state {
   // `rules` must pass validate(); the defaults are the defaults.
   explicit shared_economics_state(swarm_rules rules = {});
 
-  // Applies one judged call and returns the verdicts it caused, each level of each
+  // Applies one judged call and returns the verdicts it caused, as the daemon pushes them
+  // (protocol::verdict: the message is the nudge text naming the tool, calls, workers and
+  // what to do instead; level is never none), each level of each
   // fingerprint at most once (when both fingerprints of the call reach the same level at once,
   // only the exact one is returned).
-  std::vector<global_verdict> apply(const swarm_event& e);
+  std::vector<protocol::verdict> apply(const swarm_event& e);
 
   // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
   bool complete(std::string_view swarm);
@@ -102,7 +96,7 @@ class shared_economics_state {
   // kTopKept from the kept ranking; a larger `n` walks every fingerprint.
   std::vector<fingerprint_row> top_fingerprints(std::string_view swarm, std::size_t n) const;
   // Every declared verdict of the swarm, at its highest level, oldest first.
-  std::vector<global_verdict> verdicts(std::string_view swarm) const;
+  std::vector<protocol::verdict> verdicts(std::string_view swarm) const;
   // summary, worker names, the top `n` and the verdicts at once; nullopt for an unknown swarm.
   std::optional<swarm_view> view(std::string_view swarm, std::size_t n) const;
   state_counters counters() const;
@@ -158,8 +152,9 @@ class shared_economics_state {
   };
 
   double clock_time(const swarm& s, double t) const;  // the time an event counts at
-  std::optional<global_verdict> touch(const std::string& name, swarm& s, const fingerprint_key& key,
-                                      const swarm_event& e, std::uint32_t worker);
+  std::optional<protocol::verdict> touch(const std::string& name, swarm& s,
+                                         const fingerprint_key& key, const swarm_event& e,
+                                         std::uint32_t worker);
   void expire(entry& f, double now) const;
   // The read views: rank() after a fingerprint's counts grew, account() for a restored row,
   // forget() before an entry is erased (true when it held a top slot), rebuild_top() after.
@@ -176,13 +171,13 @@ class shared_economics_state {
   };
   judgement judge(const entry& f) const;
   // Raises the fingerprint's declared level to the judgement's; the verdict to push.
-  global_verdict declare(const std::string& name, swarm& s, const fingerprint_key& key,
-                         fingerprint_stats& st, const judgement& j, double t);
+  protocol::verdict declare(const std::string& name, swarm& s, const fingerprint_key& key,
+                            fingerprint_stats& st, const judgement& j, double t);
   void evict_if_needed(swarm& s, const fingerprint_key& keep_a, const fingerprint_key& keep_b);
   static void rebuild_tallies(entry& f);
   std::uint64_t digest_of(std::string_view name, const swarm& s) const;
-  global_verdict verdict_of(const std::string& name, const fingerprint_key& key,
-                            const fingerprint_stats& f, bool by_cap) const;
+  protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key,
+                               const fingerprint_stats& f, bool by_cap) const;
 
   swarm_rules rules_;
   std::map<std::string, swarm, std::less<>> swarms_;

@@ -193,19 +193,19 @@ std::vector<fingerprint_row> shared_economics_state::top_fingerprints(std::strin
   return rows;
 }
 
-std::vector<global_verdict> shared_economics_state::verdicts(std::string_view name) const {
+std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view name) const {
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return {};
-  std::vector<global_verdict> out;
+  std::vector<protocol::verdict> out;
   out.reserve(it->second.declared.size());
   for (const auto& key : it->second.declared) {
     const fingerprint_stats& f = it->second.fingerprints.at(key).stats;
     const bool by_cap = f.level_calls > 0 && f.level_calls < rules_.threshold;
     out.push_back(verdict_of(it->first, key, f, by_cap));
   }
-  std::sort(out.begin(), out.end(), [](const global_verdict& a, const global_verdict& b) {
+  std::sort(out.begin(), out.end(), [](const protocol::verdict& a, const protocol::verdict& b) {
     if (a.t != b.t) return a.t < b.t;
-    if (a.fingerprint_kind != b.fingerprint_kind) return a.fingerprint_kind < b.fingerprint_kind;
+    if (a.kind != b.kind) return a.kind < b.kind;
     return a.fingerprint < b.fingerprint;
   });
   return out;

@@ -32,7 +32,7 @@ websocket_session::websocket_session(net::ip::tcp::socket&& socket,
 
 websocket_session::~websocket_session() {
   if (id_) ctx_->registry.remove(id_->swarm, this);
-  if (counted_) --ctx_->metrics.connections_open;
+  if (counted_) ctx_->connection_closed();
 }
 
 void websocket_session::run(beast::http::request<beast::http::string_body> req) {

@@ -37,14 +37,16 @@ std::optional<std::string> percent_decode(std::string_view s) {
 }
 
 json summary_json(const swarm_summary& s) {
-  return {{"swarm", s.swarm},     {"fingerprints", s.fingerprints},
-          {"workers", s.workers}, {"verdicts", s.verdicts},
-          {"calls", s.calls},     {"digest", to_hex(s.digest)}};
+  return {{"swarm", s.swarm},
+          {"fingerprints", s.fingerprints},
+          {"workers", s.workers},
+          {"verdicts", s.verdicts},
+          {"calls", s.calls}};
 }
 
-json verdict_json(const global_verdict& v) {
+json verdict_json(const protocol::verdict& v) {
   return {{"tool", v.tool},
-          {"kind", v.fingerprint_kind},
+          {"kind", v.kind},
           {"fingerprint", to_hex(v.fingerprint)},
           {"level", std::string(to_string(v.level))},
           {"calls", v.calls},
@@ -53,14 +55,13 @@ json verdict_json(const global_verdict& v) {
           {"t", v.t}};
 }
 
-http_reply swarm_detail(std::string_view name, const shared_economics_state& s) {
-  const auto sum = s.summary(name);
-  if (!sum)
-    return {404, "application/json", json_input::dump(json{{"error", "no such swarm"}}) + "\n"};
-  json j = summary_json(*sum);
-  j["worker_names"] = s.worker_names(name);
+http_reply json_reply(unsigned status, const json& body) {
+  return {status, "application/json", json_input::dump(body) + "\n"};
+}
+
+json top_json(const std::vector<fingerprint_row>& rows) {
   json top = json::array();
-  for (const auto& row : s.top_fingerprints(name, kTopFingerprints)) {
+  for (const auto& row : rows) {
     top.push_back({{"kind", to_string(row.key.kind)},
                    {"fingerprint", to_hex(row.key.value)},
                    {"tool", row.stats.tool},
@@ -72,11 +73,50 @@ http_reply swarm_detail(std::string_view name, const shared_economics_state& s) 
                    {"last_seen", row.stats.last_seen},
                    {"level", std::string(to_string(row.stats.level))}});
   }
-  j["top"] = std::move(top);
+  return top;
+}
+
+// Each view copies what it shows under the service's lock and serializes after releasing it.
+http_reply swarm_list(const swarm_service& service) {
+  const auto swarms = service.read([](const shared_economics_state& s) { return s.swarms(); });
+  json list = json::array();
+  for (const auto& sum : swarms) list.push_back(summary_json(sum));
+  return json_reply(200, json{{"swarms", std::move(list)}});
+}
+
+http_reply swarm_detail(const std::string& name, const swarm_service& service) {
+  const auto v =
+      service.read([&](const shared_economics_state& s) { return s.view(name, kTopFingerprints); });
+  if (!v) return json_reply(404, json{{"error", "no such swarm"}});
+  json j = summary_json(v->summary);
+  j["worker_names"] = v->worker_names;
+  j["top"] = top_json(v->top);
   json verdicts = json::array();
-  for (const auto& v : s.verdicts(name)) verdicts.push_back(verdict_json(v));
+  for (const auto& x : v->verdicts) verdicts.push_back(verdict_json(x));
   j["verdicts"] = std::move(verdicts);
-  return {200, "application/json", json_input::dump(j) + "\n"};
+  return json_reply(200, j);
+}
+
+// Walks every fingerprint of the swarm under the lock: for tests and audits, not for polling.
+http_reply swarm_digest(const std::string& name, const swarm_service& service) {
+  const auto d = service.read([&](const shared_economics_state& s) -> std::optional<std::uint64_t> {
+    if (!s.summary(name)) return std::nullopt;
+    return s.digest(name);
+  });
+  if (!d) return json_reply(404, json{{"error", "no such swarm"}});
+  return json_reply(200, json{{"swarm", name}, {"digest", to_hex(*d)}});
+}
+
+// /api/swarms/{id} or /api/swarms/{id}/digest; `rest` is what follows /api/swarms/.
+http_reply swarm_route(std::string_view rest, const swarm_service& service) {
+  constexpr std::string_view digest_suffix = "/digest";
+  const bool digest = rest.size() > digest_suffix.size() && rest.ends_with(digest_suffix);
+  if (digest) rest.remove_suffix(digest_suffix.size());
+  const auto name = percent_decode(rest);
+  if (!name) return json_reply(400, json{{"error", "bad swarm id"}});
+  if (!utf8::is_valid(*name))
+    return json_reply(400, json{{"error", "the swarm id is not valid UTF-8"}});
+  return digest ? swarm_digest(*name, service) : swarm_detail(*name, service);
 }
 
 }  // namespace
@@ -93,23 +133,10 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
         service.read([](const shared_economics_state& s) { return s.counters(); });
     return {200, "text/plain; version=0.0.4", metrics.render(counters)};
   }
-  if (target == "/api/swarms") {
-    return service.read([](const shared_economics_state& s) {
-      json list = json::array();
-      for (const auto& sum : s.swarms()) list.push_back(summary_json(sum));
-      return http_reply{200, "application/json", json_input::dump(json{{"swarms", list}}) + "\n"};
-    });
-  }
+  if (target == "/api/swarms") return swarm_list(service);
   constexpr std::string_view prefix = "/api/swarms/";
   if (target.starts_with(prefix) && target.size() > prefix.size()) {
-    const auto name = percent_decode(target.substr(prefix.size()));
-    if (!name)
-      return {400, "application/json", json_input::dump(json{{"error", "bad swarm id"}}) + "\n"};
-    if (!utf8::is_valid(*name)) {
-      return {400, "application/json",
-              json_input::dump(json{{"error", "the swarm id is not valid UTF-8"}}) + "\n"};
-    }
-    return service.read([&](const shared_economics_state& s) { return swarm_detail(*name, s); });
+    return swarm_route(target.substr(prefix.size()), service);
   }
   return {404, "application/json", json_input::dump(json{{"error", "not found"}}) + "\n"};
 }

@@ -4,6 +4,8 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 
+#include <sstream>
+
 #include "server/http_session.hpp"
 
 namespace loopguard::daemon {
@@ -15,23 +17,22 @@ using tcp = net::ip::tcp;
 listener::listener(net::io_context& ioc, std::shared_ptr<server_context> ctx)
     : ioc_(ioc), acceptor_(net::make_strand(ioc)), ctx_(std::move(ctx)) {}
 
-std::optional<std::string> listener::open(const tcp::endpoint& endpoint) {
+status listener::open(const tcp::endpoint& endpoint) {
   beast::error_code ec;
-  const auto step = [&](const char* what) -> std::optional<std::string> {
-    if (!ec) return std::nullopt;
+  const auto failed = [&](const char* what) {
     std::ostringstream where;
     where << endpoint;
-    return std::string(what) + " " + where.str() + ": " + ec.message();
+    return status::error(std::string(what) + " " + where.str() + ": " + ec.message());
   };
   acceptor_.open(endpoint.protocol(), ec);
-  if (auto e = step("cannot open a socket for")) return e;
+  if (ec) return failed("cannot open a socket for");
   acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-  if (auto e = step("cannot set SO_REUSEADDR on")) return e;
+  if (ec) return failed("cannot set SO_REUSEADDR on");
   acceptor_.bind(endpoint, ec);
-  if (auto e = step("cannot bind")) return e;
+  if (ec) return failed("cannot bind");
   acceptor_.listen(net::socket_base::max_listen_connections, ec);
-  if (auto e = step("cannot listen on")) return e;
-  return std::nullopt;
+  if (ec) return failed("cannot listen on");
+  return {};
 }
 
 void listener::run() {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "loopguard/status.hpp"
 #include "server/server_context.hpp"
 
 namespace loopguard::daemon {
@@ -15,8 +16,8 @@ namespace loopguard::daemon {
 class listener : public std::enable_shared_from_this<listener> {
  public:
   listener(boost::asio::io_context& ioc, std::shared_ptr<server_context> ctx);
-  // Binds and listens; an error message naming the endpoint on failure.
-  std::optional<std::string> open(const boost::asio::ip::tcp::endpoint& endpoint);
+  // Binds and listens; on failure, a message naming the step and the endpoint.
+  status open(const boost::asio::ip::tcp::endpoint& endpoint);
   boost::asio::ip::tcp::endpoint local_endpoint() const { return acceptor_.local_endpoint(); }
   void run();
   void stop();  // thread-safe: closes the acceptor on its executor

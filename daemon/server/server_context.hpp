@@ -65,6 +65,9 @@ struct server_context {
   std::string token;                       // empty: no token required
   std::function<void()> nudge_checkpoint;  // asks for a checkpoint now
   std::atomic<bool> stopping{false};
+  // Called (on the closing session's thread) when the last connection has closed while
+  // `stopping`: the drain is over. Set before the I/O threads run, cleared after they stop.
+  std::function<void()> on_drained;
 
   // Queues `frame` to every session of `swarm`. Copies the weak_ptrs under the registry lock
   // and sends after releasing it.
@@ -73,6 +76,8 @@ struct server_context {
   void on_durable(std::uint64_t epoch);
   // Closes every session with 1001 going away (shutdown).
   void close_all();
+  // A counted connection has closed (metrics.connections_open goes down by one).
+  void connection_closed();
 };
 
 }  // namespace loopguard::daemon

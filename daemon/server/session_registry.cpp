@@ -50,6 +50,10 @@ void server_context::on_durable(std::uint64_t epoch) {
   }
 }
 
+void server_context::connection_closed() {
+  if (--metrics.connections_open == 0 && stopping && on_drained) on_drained();
+}
+
 void server_context::close_all() {
   for (const auto& w : registry.all()) {
     if (auto s = w.lock()) s->shut_down();

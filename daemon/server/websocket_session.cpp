@@ -19,11 +19,6 @@ std::shared_ptr<const std::string> frame_of(const protocol::message& m) {
   return std::make_shared<const std::string>(protocol::serialize(m));
 }
 
-protocol::verdict to_wire(const global_verdict& v) {
-  return {v.swarm,   v.tool, v.fingerprint_kind, v.fingerprint, v.level, v.calls, v.workers,
-          v.message, v.t};
-}
-
 }  // namespace
 
 websocket_session::websocket_session(net::ip::tcp::socket&& socket,
@@ -37,7 +32,7 @@ websocket_session::websocket_session(net::ip::tcp::socket&& socket,
 
 websocket_session::~websocket_session() {
   if (id_) ctx_->registry.remove(id_->swarm, this);
-  if (counted_) --ctx_->metrics.connections_open;
+  if (counted_) ctx_->connection_closed();
 }
 
 void websocket_session::run(beast::http::request<beast::http::string_body> req) {
@@ -174,7 +169,7 @@ void websocket_session::on_events(const protocol::events& m) {
   }
   for (const auto& v : r.verdicts) {
     ctx_->metrics.verdicts_pushed += ctx_->registry.of_swarm(id_->swarm).size();
-    ctx_->broadcast(id_->swarm, frame_of(to_wire(v)));
+    ctx_->broadcast(id_->swarm, frame_of(v));
   }
   if (r.error) fail_with(*r.error, close_code::policy_error);
 }

@@ -21,12 +21,12 @@
 namespace loopguard::daemon {
 
 struct ingest_result {
-  std::vector<global_verdict> verdicts;  // to push to the swarm (outside any lock)
-  std::uint64_t epoch = 0;               // acknowledge `last_seq` once this epoch is durable
-  std::uint64_t last_seq = 0;            // highest sequence number now applied for the worker
-  std::size_t applied = 0;               // events counted
-  std::size_t duplicates = 0;            // events already counted before (resent)
-  std::optional<protocol::error> error;  // set: the batch stopped at an undeclared gap
+  std::vector<protocol::verdict> verdicts;  // to push to the swarm (outside any lock)
+  std::uint64_t epoch = 0;                  // acknowledge `last_seq` once this epoch is durable
+  std::uint64_t last_seq = 0;               // highest sequence number now applied for the worker
+  std::size_t applied = 0;                  // events counted
+  std::size_t duplicates = 0;               // events already counted before (resent)
+  std::optional<protocol::error> error;     // set: the batch stopped at an undeclared gap
 };
 
 class swarm_service {

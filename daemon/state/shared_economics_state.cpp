@@ -8,6 +8,19 @@
 #include "state/nudge_text.hpp"
 
 namespace loopguard::daemon {
+namespace {
+
+// Remembers a call's result (up to `max` distinct ones); false when the call brought a new one:
+// progress, not counted (when progress_aware).
+bool note_result(fingerprint_stats& st, std::optional<std::uint64_t> result, bool progress_aware,
+                 std::size_t max) {
+  if (!result) return true;
+  const bool seen = std::find(st.results.begin(), st.results.end(), *result) != st.results.end();
+  if (!seen && st.results.size() < max) st.results.push_back(*result);
+  return !progress_aware || st.calls == 0 || seen;
+}
+
+}  // namespace
 
 shared_economics_state::shared_economics_state(swarm_rules rules) : rules_(std::move(rules)) {
   assert(validate(rules_).ok());  // callers validate configs before building a state
@@ -19,7 +32,7 @@ double shared_economics_state::clock_time(const swarm& s, double t) const {
   return std::min(t, s.latest_t + rules_.window_seconds);
 }
 
-std::vector<global_verdict> shared_economics_state::apply(const swarm_event& raw) {
+std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& raw) {
   ++events_;
   auto [it, inserted] = swarms_.try_emplace(raw.swarm);
   swarm& s = it->second;
@@ -42,7 +55,7 @@ std::vector<global_verdict> shared_economics_state::apply(const swarm_event& raw
 
   const fingerprint_key exact{fingerprint_kind::exact, e.exact};
   const fingerprint_key structural{fingerprint_kind::structural, e.structural};
-  std::vector<global_verdict> out;
+  std::vector<protocol::verdict> out;
   auto v1 = touch(it->first, s, exact, e, worker);
   auto v2 = touch(it->first, s, structural, e, worker);
   if (v1) out.push_back(std::move(*v1));
@@ -54,10 +67,10 @@ std::vector<global_verdict> shared_economics_state::apply(const swarm_event& raw
   return out;
 }
 
-std::optional<global_verdict> shared_economics_state::touch(const std::string& name, swarm& s,
-                                                            const fingerprint_key& key,
-                                                            const swarm_event& e,
-                                                            std::uint32_t worker) {
+std::optional<protocol::verdict> shared_economics_state::touch(const std::string& name, swarm& s,
+                                                               const fingerprint_key& key,
+                                                               const swarm_event& e,
+                                                               std::uint32_t worker) {
   auto [it, inserted] = s.fingerprints.try_emplace(key);
   entry& f = it->second;
   fingerprint_stats& st = f.stats;
@@ -67,15 +80,7 @@ std::optional<global_verdict> shared_economics_state::touch(const std::string& n
     st.first_seen = st.last_seen = e.t;
   }
   expire(f, s.latest_t);
-
-  bool counted = true;
-  if (rules_.progress_aware && st.calls > 0 && e.result) {
-    counted = std::find(st.results.begin(), st.results.end(), *e.result) != st.results.end();
-  }
-  if (e.result && st.results.size() < kMaxResultsPerFingerprint &&
-      std::find(st.results.begin(), st.results.end(), *e.result) == st.results.end()) {
-    st.results.push_back(*e.result);
-  }
+  const bool counted = note_result(st, e.result, rules_.progress_aware, kMaxResultsPerFingerprint);
   ++st.calls;
   if (counted) ++st.counted;
   st.first_seen = std::min(st.first_seen, e.t);
@@ -88,11 +93,21 @@ std::optional<global_verdict> shared_economics_state::touch(const std::string& n
   while (st.window.size() > swarm_rules::kMaxWindowCalls) pop_call(f);
   s.changed.insert(key);
   s.erased.erase(key);
+  if (key.kind == fingerprint_kind::exact) ++s.exact_calls;
+  // Most calls are far from the top: one comparison, no call.
+  if (f.in_top || s.top.size() < kTopKept || st.counted >= s.top.back().counted) rank(s, key, f);
 
   const judgement j = judge(f);
   if (j.level <= st.level) return std::nullopt;
+  return declare(name, s, key, st, j, e.t);
+}
+
+protocol::verdict shared_economics_state::declare(const std::string& name, swarm& s,
+                                                  const fingerprint_key& key, fingerprint_stats& st,
+                                                  const judgement& j, double t) {
+  if (st.level == severity::none) s.declared.insert(key);
   st.level = j.level;
-  st.level_t = e.t;
+  st.level_t = t;
   st.level_calls = j.calls;
   st.level_workers = j.workers;
   return verdict_of(name, key, st, j.by_cap);
@@ -167,20 +182,21 @@ shared_economics_state::judgement shared_economics_state::judge(const entry& f) 
   return j;
 }
 
-global_verdict shared_economics_state::verdict_of(const std::string& name,
-                                                  const fingerprint_key& key,
-                                                  const fingerprint_stats& f, bool by_cap) const {
-  global_verdict v;
+protocol::verdict shared_economics_state::verdict_of(const std::string& name,
+                                                     const fingerprint_key& key,
+                                                     const fingerprint_stats& f,
+                                                     bool by_cap) const {
+  protocol::verdict v;
   v.swarm = name;
   v.tool = f.tool;
-  v.fingerprint_kind = to_string(key.kind);
+  v.kind = to_string(key.kind);
   v.fingerprint = key.value;
   v.level = f.level;
   v.calls = f.level_calls;
   v.workers = f.level_workers;
   v.t = f.level_t;
-  v.message = global_nudge(
-      f.level, {v.tool, v.fingerprint_kind, v.calls, v.workers, rules_.window_seconds, by_cap});
+  v.message =
+      global_nudge(f.level, {v.tool, v.kind, v.calls, v.workers, rules_.window_seconds, by_cap});
   return v;
 }
 
@@ -199,11 +215,15 @@ void shared_economics_state::evict_if_needed(swarm& s, const fingerprint_key& ke
   const std::size_t n = std::min(coldest.size(), s.fingerprints.size() - target);
   std::nth_element(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n),
                    coldest.end());
+  bool lost_top = false;
   for (std::size_t i = 0; i < n; ++i) {
-    s.fingerprints.erase(coldest[i].second);
+    const auto victim = s.fingerprints.find(coldest[i].second);
+    lost_top |= forget(s, victim->first, victim->second);
+    s.fingerprints.erase(victim);
     s.changed.erase(coldest[i].second);
     s.erased.insert(coldest[i].second);
   }
+  if (lost_top) rebuild_top(s);
   evictions_ += n;
 }
 

@@ -20,6 +20,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
 #include "state/state_rows.hpp"
 #include "state/swarm_rules.hpp"
@@ -35,22 +36,21 @@ struct swarm_event {
   double t = 0;  // event time in seconds (trace clock)
 };
 
-struct global_verdict {
-  std::string swarm, tool, fingerprint_kind;  // "exact" | "structural"
-  std::uint64_t fingerprint = 0;
-  loopguard::severity level = loopguard::severity::none;
-  std::uint32_t calls = 0, workers = 0;
-  std::string message;  // nudge text naming the tool, calls, workers and what to do instead
-  double t = 0;
-};
-
 struct swarm_summary {
   std::string swarm;
   std::size_t fingerprints = 0;
   std::size_t workers = 0;
   std::size_t verdicts = 0;  // fingerprints with a declared level
   std::uint64_t calls = 0;   // exact-fingerprint calls, i.e. events applied
-  std::uint64_t digest = 0;
+};
+
+// What GET /api/swarms/{id} shows, copied out of the state in one piece (no digest: computing
+// one walks every fingerprint).
+struct swarm_view {
+  swarm_summary summary;
+  std::vector<std::string> worker_names;    // sorted
+  std::vector<fingerprint_row> top;         // hottest first (top_fingerprints)
+  std::vector<protocol::verdict> verdicts;  // oldest first (verdicts)
 };
 
 struct state_counters {
@@ -69,10 +69,12 @@ class shared_economics_state {
   // `rules` must pass validate(); the defaults are the defaults.
   explicit shared_economics_state(swarm_rules rules = {});
 
-  // Applies one judged call and returns the verdicts it caused, each level of each
+  // Applies one judged call and returns the verdicts it caused, as the daemon pushes them
+  // (protocol::verdict: the message is the nudge text naming the tool, calls, workers and
+  // what to do instead; level is never none), each level of each
   // fingerprint at most once (when both fingerprints of the call reach the same level at once,
   // only the exact one is returned).
-  std::vector<global_verdict> apply(const swarm_event& e);
+  std::vector<protocol::verdict> apply(const swarm_event& e);
 
   // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
   bool complete(std::string_view swarm);
@@ -83,14 +85,20 @@ class shared_economics_state {
   std::uint64_t digest(std::string_view swarm) const;
   std::uint64_t digest() const;
 
-  // Read-only views for the API.
+  // Read-only views for the API. Their cost does not grow with the fingerprints held: counts,
+  // the kTopKept hottest fingerprints and the declared verdicts are kept as events arrive.
+  // swarms() and summary() are O(1) per swarm; verdicts() is O(verdicts).
+  static constexpr std::size_t kTopKept = 20;
   std::vector<swarm_summary> swarms() const;
   std::optional<swarm_summary> summary(std::string_view swarm) const;
   std::vector<std::string> worker_names(std::string_view swarm) const;
-  // The `n` fingerprints with the most counted calls (ties: more calls, then key).
+  // The `n` fingerprints with the most counted calls (ties: more calls, then key). Up to
+  // kTopKept from the kept ranking; a larger `n` walks every fingerprint.
   std::vector<fingerprint_row> top_fingerprints(std::string_view swarm, std::size_t n) const;
   // Every declared verdict of the swarm, at its highest level, oldest first.
-  std::vector<global_verdict> verdicts(std::string_view swarm) const;
+  std::vector<protocol::verdict> verdicts(std::string_view swarm) const;
+  // summary, worker names, the top `n` and the verdicts at once; nullopt for an unknown swarm.
+  std::optional<swarm_view> view(std::string_view swarm, std::size_t n) const;
   state_counters counters() const;
   const swarm_rules& rules() const { return rules_; }
 
@@ -119,6 +127,12 @@ class shared_economics_state {
     fingerprint_stats stats;
     std::vector<worker_tally> tallies;
     std::uint32_t window_counted = 0;
+    bool in_top = false;  // one of the swarm's `top` slots
+  };
+  // A fingerprint's rank in the top view: counted calls, then calls (only ever grow).
+  struct top_slot {
+    fingerprint_key key;
+    std::uint64_t counted = 0, calls = 0;
   };
   struct swarm {
     double latest_t = 0;
@@ -126,6 +140,10 @@ class shared_economics_state {
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
     std::unordered_map<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
+    // The read views, kept as events arrive so no view walks the fingerprints.
+    std::uint64_t exact_calls = 0;  // calls of the exact fingerprints held
+    std::unordered_set<fingerprint_key, fingerprint_key_hash> declared;  // level != none
+    std::vector<top_slot> top;  // the kTopKept hottest, hottest first
     // Change tracking for take_changes().
     bool dirty = false;
     std::uint32_t workers_persisted = 0;
@@ -134,9 +152,16 @@ class shared_economics_state {
   };
 
   double clock_time(const swarm& s, double t) const;  // the time an event counts at
-  std::optional<global_verdict> touch(const std::string& name, swarm& s, const fingerprint_key& key,
-                                      const swarm_event& e, std::uint32_t worker);
+  std::optional<protocol::verdict> touch(const std::string& name, swarm& s,
+                                         const fingerprint_key& key, const swarm_event& e,
+                                         std::uint32_t worker);
   void expire(entry& f, double now) const;
+  // The read views: rank() after a fingerprint's counts grew, account() for a restored row,
+  // forget() before an entry is erased (true when it held a top slot), rebuild_top() after.
+  static void rank(swarm& s, const fingerprint_key& key, entry& f);
+  static void account(swarm& s, const fingerprint_key& key, entry& f);
+  static bool forget(swarm& s, const fingerprint_key& key, const entry& f);
+  static void rebuild_top(swarm& s);
   void push_call(entry& f, const window_call& c) const;
   void pop_call(entry& f) const;
   static void tally(entry& f, const window_call& c);  // counts a windowed call in f.tallies
@@ -146,11 +171,14 @@ class shared_economics_state {
     bool by_cap = false;
   };
   judgement judge(const entry& f) const;
+  // Raises the fingerprint's declared level to the judgement's; the verdict to push.
+  protocol::verdict declare(const std::string& name, swarm& s, const fingerprint_key& key,
+                            fingerprint_stats& st, const judgement& j, double t);
   void evict_if_needed(swarm& s, const fingerprint_key& keep_a, const fingerprint_key& keep_b);
   static void rebuild_tallies(entry& f);
   std::uint64_t digest_of(std::string_view name, const swarm& s) const;
-  global_verdict verdict_of(const std::string& name, const fingerprint_key& key,
-                            const fingerprint_stats& f, bool by_cap) const;
+  protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key,
+                               const fingerprint_stats& f, bool by_cap) const;
 
   swarm_rules rules_;
   std::map<std::string, swarm, std::less<>> swarms_;

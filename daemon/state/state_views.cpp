@@ -86,23 +86,76 @@ std::uint64_t shared_economics_state::digest() const {
   return w.done();
 }
 
+namespace {
+
+bool hotter(const fingerprint_key& ka, const fingerprint_stats& a, const fingerprint_key& kb,
+            const fingerprint_stats& b) {
+  if (a.counted != b.counted) return a.counted > b.counted;
+  if (a.calls != b.calls) return a.calls > b.calls;
+  return ka < kb;
+}
+
+}  // namespace
+
+// The top view holds the kTopKept hottest fingerprints. Counts only grow, so a fingerprint
+// outside it can enter only when its own counts grow, i.e. when rank() sees it; only an erased
+// member (eviction) leaves a hole, which rebuild_top() fills from every fingerprint.
+void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f) {
+  const auto before = [](const top_slot& a, const top_slot& b) {
+    if (a.counted != b.counted) return a.counted > b.counted;
+    if (a.calls != b.calls) return a.calls > b.calls;
+    return a.key < b.key;
+  };
+  const top_slot mine{key, f.stats.counted, f.stats.calls};
+  auto& top = s.top;
+  std::size_t i = 0;
+  if (f.in_top) {
+    while (top[i].key != key) ++i;
+    top[i] = mine;
+  } else {
+    if (top.size() == kTopKept && !before(mine, top.back())) return;
+    if (top.size() == kTopKept) {
+      s.fingerprints.find(top.back().key)->second.in_top = false;
+      top.pop_back();
+    }
+    top.push_back(mine);
+    f.in_top = true;
+    i = top.size() - 1;
+  }
+  for (; i > 0 && before(top[i], top[i - 1]); --i) std::swap(top[i], top[i - 1]);
+}
+
+void shared_economics_state::account(swarm& s, const fingerprint_key& key, entry& f) {
+  if (key.kind == fingerprint_kind::exact) s.exact_calls += f.stats.calls;
+  if (f.stats.level != severity::none) s.declared.insert(key);
+  rank(s, key, f);
+}
+
+bool shared_economics_state::forget(swarm& s, const fingerprint_key& key, const entry& f) {
+  if (key.kind == fingerprint_kind::exact) s.exact_calls -= f.stats.calls;
+  if (f.stats.level != severity::none) s.declared.erase(key);
+  if (!f.in_top) return false;
+  std::erase_if(s.top, [&](const top_slot& t) { return t.key == key; });
+  return true;
+}
+
+void shared_economics_state::rebuild_top(swarm& s) {
+  s.top.clear();
+  for (auto& [key, f] : s.fingerprints) f.in_top = false;
+  for (auto& [key, f] : s.fingerprints) rank(s, key, f);
+}
+
 std::optional<swarm_summary> shared_economics_state::summary(std::string_view name) const {
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return std::nullopt;
-  swarm_summary out;
-  out.swarm = it->first;
-  out.fingerprints = it->second.fingerprints.size();
-  out.workers = it->second.worker_names.size();
-  for (const auto& [key, f] : it->second.fingerprints) {
-    if (f.stats.level != severity::none) ++out.verdicts;
-    if (key.kind == fingerprint_kind::exact) out.calls += f.stats.calls;
-  }
-  out.digest = digest_of(it->first, it->second);
-  return out;
+  const swarm& s = it->second;
+  return swarm_summary{it->first, s.fingerprints.size(), s.worker_names.size(), s.declared.size(),
+                       s.exact_calls};
 }
 
 std::vector<swarm_summary> shared_economics_state::swarms() const {
   std::vector<swarm_summary> out;
+  out.reserve(swarms_.size());
   for (const auto& kv : swarms_) out.push_back(*summary(kv.first));
   return out;
 }
@@ -119,35 +172,49 @@ std::vector<fingerprint_row> shared_economics_state::top_fingerprints(std::strin
                                                                       std::size_t n) const {
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return {};
+  const swarm& s = it->second;
   std::vector<fingerprint_row> rows;
-  for (const auto& [key, f] : it->second.fingerprints) rows.push_back({it->first, key, f.stats});
-  const auto hotter = [](const fingerprint_row& a, const fingerprint_row& b) {
-    if (a.stats.counted != b.stats.counted) return a.stats.counted > b.stats.counted;
-    if (a.stats.calls != b.stats.calls) return a.stats.calls > b.stats.calls;
-    return a.key < b.key;
-  };
+  if (n <= kTopKept) {
+    n = std::min(n, s.top.size());
+    rows.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& key = s.top[i].key;
+      rows.push_back({it->first, key, s.fingerprints.at(key).stats});
+    }
+    return rows;
+  }
+  for (const auto& [key, f] : s.fingerprints) rows.push_back({it->first, key, f.stats});
   n = std::min(n, rows.size());
   std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(),
-                    hotter);
+                    [](const fingerprint_row& a, const fingerprint_row& b) {
+                      return hotter(a.key, a.stats, b.key, b.stats);
+                    });
   rows.resize(n);
   return rows;
 }
 
-std::vector<global_verdict> shared_economics_state::verdicts(std::string_view name) const {
+std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view name) const {
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return {};
-  std::vector<global_verdict> out;
-  for (const auto& [key, f] : it->second.fingerprints) {
-    if (f.stats.level == severity::none) continue;
-    const bool by_cap = f.stats.level_calls > 0 && f.stats.level_calls < rules_.threshold;
-    out.push_back(verdict_of(it->first, key, f.stats, by_cap));
+  std::vector<protocol::verdict> out;
+  out.reserve(it->second.declared.size());
+  for (const auto& key : it->second.declared) {
+    const fingerprint_stats& f = it->second.fingerprints.at(key).stats;
+    const bool by_cap = f.level_calls > 0 && f.level_calls < rules_.threshold;
+    out.push_back(verdict_of(it->first, key, f, by_cap));
   }
-  std::sort(out.begin(), out.end(), [](const global_verdict& a, const global_verdict& b) {
+  std::sort(out.begin(), out.end(), [](const protocol::verdict& a, const protocol::verdict& b) {
     if (a.t != b.t) return a.t < b.t;
-    if (a.fingerprint_kind != b.fingerprint_kind) return a.fingerprint_kind < b.fingerprint_kind;
+    if (a.kind != b.kind) return a.kind < b.kind;
     return a.fingerprint < b.fingerprint;
   });
   return out;
+}
+
+std::optional<swarm_view> shared_economics_state::view(std::string_view name, std::size_t n) const {
+  auto sum = summary(name);
+  if (!sum) return std::nullopt;
+  return swarm_view{std::move(*sum), worker_names(name), top_fingerprints(name, n), verdicts(name)};
 }
 
 state_counters shared_economics_state::counters() const {
@@ -240,6 +307,7 @@ void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& 
     entry& f = s->fingerprints[r.key];
     f.stats = std::move(r.stats);
     rebuild_tallies(f);
+    account(*s, r.key, f);
   }
 }
 

@@ -2,21 +2,27 @@
 // a running loopguardd, each keeping a bounded number of batches unacknowledged. Reports
 // events/s, ack latency (send of a batch -> the ack covering it, i.e. durable) and, in the
 // verdict phase, the time from the threshold-crossing call to the verdict at every worker.
+// With --poll-ms, a second thread meanwhile GETs --poll-target every that many ms (a page
+// polling the swarm view) and reports how long each answer took.
 // One line of JSON on stdout. Not a test.
 #include <CLI/CLI.hpp>
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <deque>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "loopguard/protocol.hpp"
@@ -38,6 +44,9 @@ struct options {
   int verdict_probes = 20;
   std::string swarm = "bench";
   std::uint64_t seed = 42;
+  double t0 = 0;    // event times start here (seconds)
+  int poll_ms = 0;  // 0: no polling
+  std::string poll_target = "/api/swarms/bench";
 };
 
 class worker : public std::enable_shared_from_this<worker> {
@@ -103,7 +112,7 @@ class worker : public std::enable_shared_from_this<worker> {
         const std::uint64_t k = o_.keys ? rng_() % o_.keys : key_offset_ + sent_ + i;
         // Results change on every call: the load measures counting, not verdict fan-out.
         b.items.push_back(
-            make_event(0x1000000ULL + k, rng_(), static_cast<double>(sent_ + i) * 1e-3));
+            make_event(0x1000000ULL + k, rng_(), o_.t0 + static_cast<double>(sent_ + i) * 1e-3));
       }
       sent_ += n;
       pending_.emplace_back(seq_, clock_type::now());
@@ -144,6 +153,8 @@ class worker : public std::enable_shared_from_this<worker> {
         pending_.pop_front();
       }
       pump();
+    } else if (type == "error") {
+      std::fprintf(stderr, "worker %d: %s\n", index_, text.c_str());
     } else if (type == "verdict") {
       verdicts.emplace_back(std::stoull(j["fingerprint"].get<std::string>(), nullptr, 16),
                             clock_type::now());
@@ -168,37 +179,49 @@ double percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())))];
 }
 
-}  // namespace
+// A page polling one HTTP view every o.poll_ms until `stop`: one connection per request.
+struct poll_result {
+  std::vector<double> seconds;  // per answered request
+  std::size_t failures = 0, bytes = 0;
+};
 
-int main(int argc, char** argv) {
-  options o;
-  CLI::App app{"loopguardd load generator"};
-  app.add_option("--port", o.port)->required();
-  app.add_option("--connections", o.connections);
-  app.add_option("--events", o.events, "total events, all connections");
-  app.add_option("--batch", o.batch);
-  app.add_option("--keys", o.keys, "distinct fingerprints drawn at random; 0: all distinct");
-  app.add_option("--in-flight", o.in_flight, "unacknowledged batches per connection");
-  app.add_option("--verdict-probes", o.verdict_probes);
-  app.add_option("--swarm", o.swarm);
-  CLI11_PARSE(app, argc, argv);
-
-  net::io_context ioc(1);
-  std::vector<std::shared_ptr<worker>> ws;
-  for (int i = 0; i < o.connections; ++i) {
-    ws.push_back(std::make_shared<worker>(ioc, o, i));
-    ws.back()->connect();
-  }
-  const std::uint64_t per = o.events / static_cast<std::uint64_t>(o.connections);
+void poll_one(const options& o, net::io_context& ioc, poll_result& out) {
+  namespace http = beast::http;
   const auto t0 = clock_type::now();
-  for (std::size_t i = 0; i < ws.size(); ++i) ws[i]->start(per, per * i);
-  while (!std::all_of(ws.begin(), ws.end(), [](auto& w) { return w->done(); })) ioc.run_one();
-  const double seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-  std::vector<double> lat;
-  for (auto& w : ws) lat.insert(lat.end(), w->latencies().begin(), w->latencies().end());
+  beast::tcp_stream s(ioc);
+  s.connect({net::ip::make_address("127.0.0.1"), o.port});
+  http::request<http::empty_body> req{http::verb::get, o.poll_target, 11};
+  req.set(http::field::host, "127.0.0.1");
+  http::write(s, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(s, buffer, res);
+  if (res.result_int() != 200) ++out.failures;
+  out.bytes = res.body().size();
+  out.seconds.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
+  beast::error_code ec;
+  s.socket().shutdown(net::ip::tcp::socket::shutdown_both, ec);
+}
 
-  // Verdict phase: for each probe a fresh fingerprint is called once by each of 10 workers
-  // (the default threshold, from >= 2 workers); the 10th call crosses it.
+void poll_loop(const options& o, const std::atomic<bool>& stop, poll_result& out) {
+  net::io_context ioc;
+  auto next = clock_type::now();
+  while (!stop) {
+    next += std::chrono::milliseconds(o.poll_ms);
+    try {
+      poll_one(o, ioc, out);
+    } catch (const std::exception&) {
+      ++out.failures;
+    }
+    std::this_thread::sleep_until(next);
+  }
+}
+
+// Verdict phase: for each probe a fresh fingerprint is called once by each of 10 workers
+// (the default threshold, from >= 2 workers); the 10th call crosses it. The time from that
+// call to the verdict at every worker, per probe.
+std::vector<double> verdict_phase(net::io_context& ioc, std::vector<std::shared_ptr<worker>>& ws,
+                                  const options& o) {
   std::vector<double> verdict_latency;
   if (o.connections >= 2) {
     for (int p = 0; p < o.verdict_probes; ++p) {
@@ -227,13 +250,63 @@ int main(int argc, char** argv) {
       verdict_latency.push_back(last);
     }
   }
+  return verdict_latency;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  CLI::App app{"loopguardd load generator"};
+  app.add_option("--port", o.port)->required();
+  app.add_option("--connections", o.connections);
+  app.add_option("--events", o.events, "total events, all connections");
+  app.add_option("--batch", o.batch);
+  app.add_option("--keys", o.keys, "distinct fingerprints drawn at random; 0: all distinct");
+  app.add_option("--in-flight", o.in_flight, "unacknowledged batches per connection");
+  app.add_option("--verdict-probes", o.verdict_probes);
+  app.add_option("--swarm", o.swarm);
+  app.add_option("--seed", o.seed, "keys and results; runs into one swarm need their own");
+  app.add_option("--t0", o.t0,
+                 "first event time in s: runs a window apart do not count each other's calls");
+  app.add_option("--poll-ms", o.poll_ms, "GET --poll-target every this many ms; 0: never");
+  app.add_option("--poll-target", o.poll_target);
+  CLI11_PARSE(app, argc, argv);
+
+  net::io_context ioc(1);
+  std::vector<std::shared_ptr<worker>> ws;
+  for (int i = 0; i < o.connections; ++i) {
+    ws.push_back(std::make_shared<worker>(ioc, o, i));
+    ws.back()->connect();
+  }
+  const std::uint64_t per = o.events / static_cast<std::uint64_t>(o.connections);
+  std::atomic<bool> stop_polling{false};
+  poll_result polls;
+  std::thread poller;
+  if (o.poll_ms > 0)
+    poller = std::thread(poll_loop, std::cref(o), std::cref(stop_polling), std::ref(polls));
+  const auto t0 = clock_type::now();
+  for (std::size_t i = 0; i < ws.size(); ++i) ws[i]->start(per, per * i);
+  while (!std::all_of(ws.begin(), ws.end(), [](auto& w) { return w->done(); })) ioc.run_one();
+  const double seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  stop_polling = true;
+  if (poller.joinable()) poller.join();
+  std::vector<double> lat;
+  for (auto& w : ws) lat.insert(lat.end(), w->latencies().begin(), w->latencies().end());
+
+  const auto verdict_latency = verdict_phase(ioc, ws, o);
   nlohmann::json out{{"events", per * ws.size()},
                      {"seconds", seconds},
                      {"events_per_second", static_cast<double>(per * ws.size()) / seconds},
                      {"ack_p50_ms", percentile(lat, 0.5) * 1e3},
                      {"ack_p99_ms", percentile(lat, 0.99) * 1e3},
                      {"verdict_all_workers_p50_ms", percentile(verdict_latency, 0.5) * 1e3},
-                     {"verdict_all_workers_max_ms", percentile(verdict_latency, 1.0) * 1e3}};
+                     {"verdict_all_workers_max_ms", percentile(verdict_latency, 1.0) * 1e3},
+                     {"polls", polls.seconds.size()},
+                     {"poll_failures", polls.failures},
+                     {"poll_bytes", polls.bytes},
+                     {"poll_p50_ms", percentile(polls.seconds, 0.5) * 1e3},
+                     {"poll_max_ms", percentile(polls.seconds, 1.0) * 1e3}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

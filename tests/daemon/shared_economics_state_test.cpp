@@ -27,9 +27,9 @@ swarm_event call(std::string worker, std::uint64_t fp, double t,
 }
 
 // Applies n calls alternating between `workers` workers; returns every verdict.
-std::vector<global_verdict> run(shared_economics_state& s, int n, int workers, std::uint64_t fp = 1,
-                                double t0 = 0, std::string swarm = "s1") {
-  std::vector<global_verdict> out;
+std::vector<protocol::verdict> run(shared_economics_state& s, int n, int workers,
+                                   std::uint64_t fp = 1, double t0 = 0, std::string swarm = "s1") {
+  std::vector<protocol::verdict> out;
   for (int i = 0; i < n; ++i) {
     auto v = s.apply(call(test::worker_name(i % workers), fp, t0 + i, 7, swarm));
     out.insert(out.end(), v.begin(), v.end());
@@ -46,7 +46,7 @@ TEST_SUITE("shared_economics_state") {
     const auto v = s.apply(call("w1", 1, 9));
     REQUIRE(v.size() == 1);
     CHECK(v[0].level == severity::warn);
-    CHECK(v[0].fingerprint_kind == "exact");
+    CHECK(v[0].kind == "exact");
     CHECK(v[0].fingerprint == 1);
     CHECK(v[0].calls == 10);
     CHECK(v[0].workers == 2);
@@ -127,7 +127,7 @@ TEST_SUITE("shared_economics_state") {
     // Calls hours apart are not counted together after a NaN start.
     shared_economics_state t;
     t.apply(call("w0", 5, std::numeric_limits<double>::quiet_NaN()));
-    std::vector<global_verdict> v;
+    std::vector<protocol::verdict> v;
     for (int i = 0; i < 12; ++i) {
       auto r = t.apply(call(test::worker_name(i % 2), 5, 3600.0 * (i + 1)));
       v.insert(v.end(), r.begin(), r.end());
@@ -156,7 +156,7 @@ TEST_SUITE("shared_economics_state") {
   TEST_CASE("a call whose result is new is progress; repeated results count") {
     shared_economics_state s;
     SUBCASE("every result different: only the first call counts, until the cap") {
-      std::vector<global_verdict> all;
+      std::vector<protocol::verdict> all;
       for (int i = 0; i < 49; ++i) {
         auto v = s.apply(call(test::worker_name(i % 3), 1, i, 100 + std::uint64_t(i)));
         all.insert(all.end(), v.begin(), v.end());
@@ -177,7 +177,7 @@ TEST_SUITE("shared_economics_state") {
     SUBCASE("a status that changes then settles: only the repeats count") {
       // results 1..5 are new (4 of them progress), then the same result 10 more times.
       for (std::uint64_t r = 1; r <= 5; ++r) CHECK(s.apply(call("w0", 1, double(r), r)).empty());
-      std::vector<global_verdict> all;
+      std::vector<protocol::verdict> all;
       for (int i = 0; i < 9; ++i) {
         auto v = s.apply(call(test::worker_name(i % 2), 1, 10.0 + i, 5));
         all.insert(all.end(), v.begin(), v.end());
@@ -190,7 +190,7 @@ TEST_SUITE("shared_economics_state") {
     swarm_rules r;
     r.progress_aware = false;
     shared_economics_state s(r);
-    std::vector<global_verdict> all;
+    std::vector<protocol::verdict> all;
     for (int i = 0; i < 10; ++i) {
       auto v = s.apply(call(test::worker_name(i % 2), 1, i, std::uint64_t(i)));
       all.insert(all.end(), v.begin(), v.end());
@@ -200,7 +200,7 @@ TEST_SUITE("shared_economics_state") {
 
   TEST_CASE("structural fingerprints count on their own") {
     shared_economics_state s;
-    std::vector<global_verdict> all;
+    std::vector<protocol::verdict> all;
     for (int i = 0; i < 10; ++i) {
       swarm_event e = call(test::worker_name(i % 2), 1, i);
       e.exact = 50 + std::uint64_t(i);  // every call spelled differently
@@ -209,7 +209,7 @@ TEST_SUITE("shared_economics_state") {
       all.insert(all.end(), v.begin(), v.end());
     }
     REQUIRE(all.size() == 1);
-    CHECK(all[0].fingerprint_kind == "structural");
+    CHECK(all[0].kind == "structural");
     CHECK(all[0].fingerprint == 9);
   }
 
@@ -301,7 +301,7 @@ TEST_SUITE("shared_economics_state") {
     restored.restore(s.snapshot());
     CHECK(restored.digest() == s.digest());
     // The restored state goes on exactly like the original.
-    CHECK(restored.apply(call("w9", 1, 50)) == std::vector<global_verdict>{});
+    CHECK(restored.apply(call("w9", 1, 50)) == std::vector<protocol::verdict>{});
     s.apply(call("w9", 1, 50));
     CHECK(restored.digest() == s.digest());
 
@@ -325,8 +325,8 @@ TEST_SUITE("shared_economics_state") {
 }
 
 // Needed for CHECK on vectors of verdicts.
-namespace loopguard::daemon {
-bool operator==(const global_verdict& a, const global_verdict& b) {
+namespace loopguard::protocol {
+bool operator==(const verdict& a, const verdict& b) {
   return a.swarm == b.swarm && a.fingerprint == b.fingerprint && a.level == b.level;
 }
-}  // namespace loopguard::daemon
+}  // namespace loopguard::protocol

@@ -42,7 +42,7 @@ json get_json(unsigned short port, const std::string& target, int expect = 200) 
 }
 
 std::string digest_over_http(unsigned short port, const std::string& swarm) {
-  const auto j = get_json(port, "/api/swarms/" + swarm);
+  const auto j = get_json(port, "/api/swarms/" + swarm + "/digest");
   return j.is_object() ? j.value("digest", "") : "";
 }
 

@@ -83,26 +83,20 @@ std::string percent_encode(std::string_view s) {
   return out;
 }
 
-protocol::verdict to_wire(const daemon::global_verdict& v) {  // as websocket_session.cpp does
-  return {v.swarm,   v.tool, v.fingerprint_kind, v.fingerprint, v.level, v.calls, v.workers,
-          v.message, v.t};
-}
-
-void check_verdict(const daemon::global_verdict& v) {
+void check_verdict(const protocol::verdict& v) {  // as websocket_session.cpp pushes it
   counters.add(verdicts);
   LG_FUZZ_CHECK(fuzz::valid_utf8(v.tool), "verdict tool is not valid UTF-8");
   LG_FUZZ_CHECK(fuzz::valid_utf8(v.message), "verdict message is not valid UTF-8");
-  const protocol::verdict wire = to_wire(v);
-  const std::string frame = protocol::serialize(protocol::message{wire});
+  const std::string frame = protocol::serialize(protocol::message{v});
   LG_FUZZ_CHECK(fuzz::valid_utf8(frame), "verdict frame is not valid UTF-8");
   const auto back = protocol::parse(frame);
   LG_FUZZ_CHECK(back.has_value(), "verdict frame does not parse");
   const auto* pv = std::get_if<protocol::verdict>(&*back);
   LG_FUZZ_CHECK(pv != nullptr, "verdict frame parses as another type");
-  LG_FUZZ_CHECK(pv->swarm == wire.swarm && pv->tool == wire.tool && pv->kind == wire.kind &&
-                    pv->fingerprint == wire.fingerprint && pv->level == wire.level &&
-                    pv->calls == wire.calls && pv->workers == wire.workers &&
-                    pv->message == wire.message && pv->t == wire.t,
+  LG_FUZZ_CHECK(pv->swarm == v.swarm && pv->tool == v.tool && pv->kind == v.kind &&
+                    pv->fingerprint == v.fingerprint && pv->level == v.level &&
+                    pv->calls == v.calls && pv->workers == v.workers && pv->message == v.message &&
+                    pv->t == v.t,
                 "verdict frame parses back to other values");
 }
 

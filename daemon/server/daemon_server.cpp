@@ -1,0 +1,126 @@
+#include "server/daemon_server.hpp"
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
+
+#include <thread>
+#include <vector>
+
+#include "loopguard/utf8.hpp"
+#include "server/listener.hpp"
+#include "server/server_context.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
+
+namespace loopguard::daemon {
+
+namespace net = boost::asio;
+
+daemon_server::daemon_server(daemon_options options)
+    : options_(std::move(options)),
+      service_(options_.config.rules),
+      ioc_(options_.threads),
+      drain_timer_(ioc_) {}
+
+daemon_server::~daemon_server() {
+  // Sessions still queued on the I/O context are destroyed with it and must not call back.
+  if (ctx_) ctx_->on_drained = nullptr;
+}
+
+status daemon_server::open() {
+  if (auto s = restore_state(); !s.ok()) return s;
+  ctx_ = std::make_shared<server_context>(service_, metrics_);
+  ctx_->limits = options_.config.limits;
+  ctx_->token = options_.token;
+  ctx_->on_drained = [this] { ioc_.stop(); };
+  checkpointer_ = std::make_unique<checkpointer>(
+      service_, *store_, metrics_, options_.config.checkpoint_interval,
+      [ctx = ctx_](std::uint64_t epoch) { ctx->on_durable(epoch); }, options_.compact_log_bytes);
+  ctx_->nudge_checkpoint = [cp = checkpointer_.get()] { cp->nudge(); };
+  listener_ = std::make_shared<listener>(ioc_, ctx_);
+  return listener_->open(options_.endpoint);
+}
+
+// State first: nothing is accepted before the checkpoint is restored. The time reported
+// covers opening (and checking) the file, loading and replaying.
+status daemon_server::restore_state() {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (options_.db == ":memory:") {
+    return status::error("--db :memory: would keep nothing across a restart; give a file");
+  }
+  auto opened = sqlite_checkpoint_store::open(options_.db, {options_.quick_check});
+  if (!opened) return opened.error();
+  store_ = std::move(*opened);
+  const auto restored = service_.restore_from(*store_);
+  if (!restored) {
+    return status::error("refusing " + options_.db + ": " + restored.error().message() +
+                         "; the file was not modified");
+  }
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
+  spdlog::info(
+      "restored {} fingerprints, {} workers, {} sequence numbers and {} log records from {} in "
+      "{:.3f} s",
+      restored->fingerprints, restored->workers, restored->sequences, restored->records,
+      options_.db, took.count());
+  if (restored->repaired > 0) {
+    spdlog::warn(
+        "repaired {} stored names or texts that were not valid UTF-8 (invalid bytes are now "
+        "U+FFFD; docs/operations.md, \"Hostile input\")",
+        restored->repaired);
+  }
+  return {};
+}
+
+net::ip::tcp::endpoint daemon_server::local_endpoint() const {
+  return listener_->local_endpoint();
+}
+
+void daemon_server::run() {
+  checkpointer_->start();
+  listener_->run();
+  std::vector<std::thread> pool;
+  for (int i = 1; i < options_.threads; ++i) pool.emplace_back([this] { serve(); });
+  serve();
+  for (auto& t : pool) t.join();
+}
+
+// Handlers catch what they can throw; an exception that still reaches run() is logged and the
+// thread goes back to serving (Asio's documented pattern), so one bad handler never ends the
+// daemon for everyone else.
+void daemon_server::serve() {
+  for (;;) {
+    try {
+      ioc_.run();
+      return;
+    } catch (const std::exception& e) {
+      spdlog::error("internal error in a handler, the daemon goes on: {}", utf8::repair(e.what()));
+    }
+  }
+}
+
+void daemon_server::request_stop() {
+  if (stop_requested_.exchange(true)) return;
+  net::post(ioc_, [this] { begin_drain(); });
+}
+
+// The drain ends at the first of: the last session closed (server_context::on_drained, from
+// the session's destructor on any I/O thread), or the drain timeout.
+void daemon_server::begin_drain() {
+  ctx_->stopping = true;
+  listener_->stop();
+  ctx_->close_all();
+  drain_timer_.expires_after(options_.drain_timeout);
+  drain_timer_.async_wait([this](const boost::system::error_code& ec) {
+    if (!ec) ioc_.stop();
+  });
+  // Sessions that closed before `stopping` was set did not call back.
+  if (metrics_.connections_open == 0) ioc_.stop();
+}
+
+status daemon_server::finish() {
+  if (checkpointer_ && !checkpointer_->stop()) {  // the final checkpoint
+    return status::error("the final checkpoint failed; unacknowledged events were not saved");
+  }
+  return {};
+}
+
+}  // namespace loopguard::daemon

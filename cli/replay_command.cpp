@@ -145,9 +145,9 @@ result<manager_config> load_config(const options& o) {
   std::ostringstream whole;
   whole << in.rdbuf();
   const std::string text = std::move(whole).str();
-  json_input::document doc;
-  if (auto err = json_input::parse(text, doc)) return status::error(o.config_file + ": " + *err);
-  auto config = parse_config(doc.value);
+  const auto doc = json_input::parse(text);
+  if (!doc) return doc.error().with_context(o.config_file + ": ");
+  auto config = parse_config(doc->value);
   if (!config) return config.error().with_context(o.config_file + ": ");
   if (status s = swarm_replay::validate(*config); !s.ok()) {
     return s.with_context(o.config_file + ": ");

@@ -56,9 +56,9 @@ std::vector<input_pair> read_pairs(const std::string& path, bool process) {
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (text.find_first_not_of(" \t") == std::string::npos) continue;
     const std::string where = path + ":" + std::to_string(line) + ": ";
-    json_input::document doc;
-    if (auto err = json_input::parse(text, doc)) fail(where + *err);
-    json_fields::reader r(doc.value,
+    const auto doc = json_input::parse(text);
+    if (!doc) fail(where + doc.error().message());
+    json_fields::reader r(doc->value,
                           {.name = "line", .unknown = json_fields::unknown_keys::ignore});
     std::string a, b;
     r.string(json_fields::required("a"), a);

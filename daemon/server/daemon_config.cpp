@@ -42,9 +42,9 @@ result<daemon_config> load_config(const std::string& path, daemon_config base) {
   std::ostringstream whole;
   whole << in.rdbuf();
   const std::string text = std::move(whole).str();
-  json_input::document doc;
-  if (auto e = json_input::parse(text, doc)) return status::error(path + ": " + *e);
-  if (status s = read_config(doc.value, base); !s.ok()) return s.with_context(path + ": ");
+  const auto doc = json_input::parse(text);
+  if (!doc) return doc.error().with_context(path + ": ");
+  if (status s = read_config(doc->value, base); !s.ok()) return s.with_context(path + ": ");
   return base;
 }
 

@@ -92,19 +92,20 @@ std::size_t scan_string(std::string_view s, std::size_t i, repairer& r) {
 
 }  // namespace
 
-std::optional<std::string> repair_text(std::string_view text, std::string& out,
-                                       std::size_t& repairs) {
+result<repaired_text> repair_text(std::string_view text) {
   if (text.size() > kMaxTextBytes) {
-    return "the text is " + std::to_string(text.size()) + " bytes, more than the limit of " +
-           std::to_string(kMaxTextBytes) + " bytes";
+    return status::error("the text is " + std::to_string(text.size()) +
+                         " bytes, more than the limit of " + std::to_string(kMaxTextBytes) +
+                         " bytes");
   }
-  repairer r(text, out);
+  repaired_text out;
+  repairer r(text, out.text);
   std::size_t depth = 0;
   std::size_t i = 0;
   // nlohmann's lexer takes a NUL byte for the end of the input, which would accept anything
   // after it: JSON has no raw NUL anywhere (in a string it must be escaped), so refuse it.
   if (const auto nul = text.find('\0'); nul != std::string_view::npos) {
-    return "not valid JSON: a NUL byte at byte " + std::to_string(nul);
+    return status::error("not valid JSON: a NUL byte at byte " + std::to_string(nul));
   }
   while (i < text.size()) {
     const char c = text[i];
@@ -114,8 +115,9 @@ std::optional<std::string> repair_text(std::string_view text, std::string& out,
     }
     if (c == '[' || c == '{') {
       if (++depth > kMaxDepth) {
-        return "arrays and objects are nested more than " + std::to_string(kMaxDepth) +
-               " levels deep (at byte " + std::to_string(i) + ")";
+        return status::error("arrays and objects are nested more than " +
+                             std::to_string(kMaxDepth) + " levels deep (at byte " +
+                             std::to_string(i) + ")");
       }
     } else if ((c == ']' || c == '}') && depth > 0) {
       --depth;
@@ -123,24 +125,25 @@ std::optional<std::string> repair_text(std::string_view text, std::string& out,
     ++i;
   }
   r.finish();
-  repairs = r.repairs();
-  return std::nullopt;
+  out.repairs = r.repairs();
+  return out;
 }
 
-std::optional<std::string> parse(std::string_view text, document& out) {
-  std::string repaired;
-  out.repairs = 0;
-  if (auto e = repair_text(text, repaired, out.repairs)) return e;
-  const std::string_view input = out.repairs > 0 ? std::string_view(repaired) : text;
+result<document> parse(std::string_view text) {
+  auto repaired = repair_text(text);
+  if (!repaired) return repaired.error();
+  document out;
+  out.repairs = repaired->repairs;
+  const std::string_view input = out.repairs > 0 ? std::string_view(repaired->text) : text;
   try {
     out.value = nlohmann::json::parse(input);
   } catch (const nlohmann::json::out_of_range& e) {
-    return "a number is beyond a double's range: " + utf8::repair(e.what());
+    return status::error("a number is beyond a double's range: " + utf8::repair(e.what()));
   } catch (const nlohmann::json::exception& e) {
     // The message may quote the offending bytes: keep it valid UTF-8.
-    return "not valid JSON: " + utf8::repair(e.what());
+    return status::error("not valid JSON: " + utf8::repair(e.what()));
   }
-  return std::nullopt;
+  return out;
 }
 
 }  // namespace loopguard::json_input

@@ -291,11 +291,11 @@ std::string_view type_name(const message& m) {
 }
 
 result<message> parse(std::string_view text) {
-  json_input::document doc;
-  if (auto e = json_input::parse(text, doc)) {
-    return status::error(codes::bad_json, "the frame is not valid JSON: " + *e);
+  const auto doc = json_input::parse(text);
+  if (!doc) {
+    return status::error(codes::bad_json, "the frame is not valid JSON: " + doc.error().message());
   }
-  return parse_object(doc.value);
+  return parse_object(doc->value);
 }
 
 std::string serialize(const message& m) {

@@ -89,9 +89,9 @@ std::string_view to_string(event_kind k) {
 result<trace_line> parse_trace_line(std::string_view line, std::size_t line_no) {
   trace_line out;
   if (line.find_first_not_of(" \t\r\n") == std::string_view::npos) return out;
-  json_input::document doc;
-  if (auto e = json_input::parse(line, doc)) return status::error(std::move(*e));
-  json_fields::reader r(doc.value, kLineRules);
+  const auto doc = json_input::parse(line);
+  if (!doc) return doc.error();
+  json_fields::reader r(doc->value, kLineRules);
   line_kind kind = line_kind::text;
   r.one_of(required("kind"), kind,
            {json_fields::choice<line_kind>{"tool_call", line_kind::tool_call},

@@ -29,12 +29,11 @@ const loopguard::key_set kSkip{"timestamp", "request_id", "a"};
 void check_one(std::string_view text, const loopguard::key_set* skip) {
   canonical_args args;
   const bool ok = loopguard::parse_canonical_args(text, skip, args);
-  loopguard::json_input::document doc;
-  const auto doc_err = loopguard::json_input::parse(text, doc);
-  const bool doc_ok = !doc_err;
+  const auto parsed = loopguard::json_input::parse(text);
+  const bool doc_ok = parsed.has_value();
   if (ok != doc_ok) {
     std::fprintf(stderr, "parse_canonical_args: %s; json_input::parse: %s\n",
-                 ok ? "accepts" : "refuses", doc_ok ? "accepts" : doc_err->c_str());
+                 ok ? "accepts" : "refuses", doc_ok ? "accepts" : parsed.error().message().c_str());
   }
   LG_FUZZ_CHECK(ok == doc_ok, "parse_canonical_args and json_input::parse disagree on acceptance");
   if (!ok) {
@@ -42,6 +41,7 @@ void check_one(std::string_view text, const loopguard::key_set* skip) {
     return;
   }
   counters.add(accepted);
+  const auto& doc = *parsed;
   if (doc.repairs > 0) counters.add(repaired);
   const std::string canonical = args.canonical();
   LG_FUZZ_CHECK(fuzz::valid_utf8(canonical), "canonical form is not valid UTF-8");

@@ -81,12 +81,13 @@ void drive_swarm(const nlohmann::json& swarm) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   counters.add(inputs);
-  loopguard::json_input::document doc;
-  if (auto err = loopguard::json_input::parse(fuzz::as_view(data, size), doc)) {
-    LG_FUZZ_CHECK(fuzz::valid_utf8(*err), "JSON error is not valid UTF-8");
+  const auto text = loopguard::json_input::parse(fuzz::as_view(data, size));
+  if (!text) {
+    LG_FUZZ_CHECK(fuzz::valid_utf8(text.error().message()), "JSON error is not valid UTF-8");
     return 0;
   }
   counters.add(json_ok);
+  const auto& doc = *text;
 
   const auto parsed = loopguard::parse_config(doc.value);
   if (!parsed) {

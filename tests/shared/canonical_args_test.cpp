@@ -122,19 +122,19 @@ TEST_SUITE("canonical_args") {
     };
     constexpr std::size_t k = loopguard::json_input::kMaxDepth;
     canonical_args out;
-    loopguard::json_input::document doc;
     CHECK(loopguard::parse_canonical_args(nested(k), nullptr, out));
-    CHECK_FALSE(loopguard::json_input::parse(nested(k), doc));
-    CHECK(out.canonical() == loopguard::canonical_json(doc.value));
+    const auto doc = loopguard::json_input::parse(nested(k));
+    REQUIRE(doc.has_value());
+    CHECK(out.canonical() == loopguard::canonical_json(doc->value));
     CHECK_FALSE(loopguard::parse_canonical_args(nested(k + 1), nullptr, out));
-    CHECK(loopguard::json_input::parse(nested(k + 1), doc));
+    CHECK_FALSE(loopguard::json_input::parse(nested(k + 1)).has_value());
     const std::string objects = [&] {
       std::string s;
       for (std::size_t i = 0; i < k + 1; ++i) s += "{\"a\":";
       return s + "1" + std::string(k + 1, '}');
     }();
     CHECK_FALSE(loopguard::parse_canonical_args(objects, nullptr, out));
-    CHECK(loopguard::json_input::parse(objects, doc));
+    CHECK_FALSE(loopguard::json_input::parse(objects).has_value());
   }
 
   TEST_CASE("invalid UTF-8 and lone surrogate escapes become U+FFFD, as json_input reads them") {
@@ -154,10 +154,10 @@ TEST_SUITE("canonical_args") {
       canonical_args out;
       REQUIRE(loopguard::parse_canonical_args(text, nullptr, out));
       CHECK(out.canonical() == canonical);
-      loopguard::json_input::document doc;
-      REQUIRE_FALSE(loopguard::json_input::parse(text, doc));
-      CHECK((doc.repairs > 0) == (canonical.find("\xEF\xBF\xBD") != std::string::npos));
-      CHECK(loopguard::canonical_json(doc.value) == canonical);
+      const auto doc = loopguard::json_input::parse(text);
+      REQUIRE(doc.has_value());
+      CHECK((doc->repairs > 0) == (canonical.find("\xEF\xBF\xBD") != std::string::npos));
+      CHECK(loopguard::canonical_json(doc->value) == canonical);
     }
   }
 
@@ -165,43 +165,41 @@ TEST_SUITE("canonical_args") {
       "regression: an underflowing number reads as 0 on both paths, an overflowing one on "
       "neither") {
     canonical_args out;
-    loopguard::json_input::document doc;
     REQUIRE(loopguard::parse_canonical_args("[35e-635]", nullptr, out));
-    REQUIRE_FALSE(loopguard::json_input::parse("[35e-635]", doc));
-    CHECK(out.canonical() == loopguard::canonical_json(doc.value));
+    const auto doc = loopguard::json_input::parse("[35e-635]");
+    REQUIRE(doc.has_value());
+    CHECK(out.canonical() == loopguard::canonical_json(doc->value));
     CHECK(out.canonical() == "[0]");
     CHECK_FALSE(loopguard::parse_canonical_args("[1e400]", nullptr, out));
-    const auto err = loopguard::json_input::parse("[1e400]", doc);
-    REQUIRE(err);
-    CHECK(err->find("1e400") != std::string::npos);
+    const auto refused = loopguard::json_input::parse("[1e400]");
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message().find("1e400") != std::string::npos);
   }
 
   TEST_CASE("regression (fuzz): a NUL byte is refused and a leading BOM skipped on both paths") {
     using namespace std::string_literals;
     for (const std::string& text : {"1\0x"s, "{\"a\":1}\0junk"s, "[\"a\0\"]"s, "\0"s}) {
       canonical_args out;
-      loopguard::json_input::document doc;
       CHECK_FALSE(loopguard::parse_canonical_args(text, nullptr, out));
-      const auto err = loopguard::json_input::parse(text, doc);
-      REQUIRE(err);
-      CHECK(err->find("NUL") != std::string::npos);
+      const auto refused = loopguard::json_input::parse(text);
+      REQUIRE_FALSE(refused.has_value());
+      CHECK(refused.error().message().find("NUL") != std::string::npos);
     }
     const std::string bom = "\xEF\xBB\xBF{\"bom\":1}";
     canonical_args out;
-    loopguard::json_input::document doc;
     REQUIRE(loopguard::parse_canonical_args(bom, nullptr, out));
-    REQUIRE_FALSE(loopguard::json_input::parse(bom, doc));
-    CHECK(out.canonical() == loopguard::canonical_json(doc.value));
+    const auto doc = loopguard::json_input::parse(bom);
+    REQUIRE(doc.has_value());
+    CHECK(out.canonical() == loopguard::canonical_json(doc->value));
   }
 
   TEST_CASE("a JSON text longer than json_input::kMaxTextBytes is refused on both paths") {
     std::string text(loopguard::json_input::kMaxTextBytes + 1, ' ');
     text[0] = '1';
     canonical_args out;
-    loopguard::json_input::document doc;
     CHECK_FALSE(loopguard::parse_canonical_args(text, nullptr, out));
-    const auto err = loopguard::json_input::parse(text, doc);
-    REQUIRE(err);
-    CHECK(err->find("more than the limit") != std::string::npos);
+    const auto refused = loopguard::json_input::parse(text);
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().message().find("more than the limit") != std::string::npos);
   }
 }

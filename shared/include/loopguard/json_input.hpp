@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "loopguard/status.hpp"
+
 namespace loopguard::json_input {
 
 // Nesting of arrays and objects: a document with this many nested containers is accepted, one
@@ -32,15 +34,18 @@ struct document {
   std::size_t repairs = 0;  // invalid sequences and lone surrogates replaced by U+FFFD
 };
 
-// Parses exactly one JSON value. nullopt on success; otherwise what was wrong, in valid UTF-8
-// (nlohmann's message with its line and column, or the depth limit).
-std::optional<std::string> parse(std::string_view text, document& out);
+// Parses exactly one JSON value; on failure, what was wrong, in valid UTF-8 (nlohmann's message
+// with its line and column, the depth, size or number limit, a NUL byte).
+result<document> parse(std::string_view text);
 
-// The repair rule applied to the string literals of JSON text, and the depth check, without
-// parsing: `out` receives the repaired text (or stays empty when nothing needed repair: then the
-// input is the text to parse). Returns the error for nesting deeper than kMaxDepth.
-std::optional<std::string> repair_text(std::string_view text, std::string& out,
-                                       std::size_t& repairs);
+// The repair rule applied to the string literals of JSON text, and the size, NUL and depth
+// checks, without parsing. `text` is empty when nothing needed repair (then the input is the
+// text to parse).
+struct repaired_text {
+  std::string text;
+  std::size_t repairs = 0;
+};
+result<repaired_text> repair_text(std::string_view text);
 
 // Serializes for output: like dump(), but a string that somehow holds invalid UTF-8 is written
 // with U+FFFD instead of throwing. Everything we emit as JSON goes through this.

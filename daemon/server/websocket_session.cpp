@@ -171,7 +171,7 @@ void websocket_session::on_events(const protocol::events& m) {
     ctx_->metrics.verdicts_pushed += ctx_->registry.of_swarm(id_->swarm).size();
     ctx_->broadcast(id_->swarm, frame_of(v));
   }
-  if (r.error) fail_with(*r.error, close_code::policy_error);
+  if (!r.error.ok()) fail_with({r.error.code(), r.error.message()}, close_code::policy_error);
 }
 
 void websocket_session::on_gap(const protocol::gap& m) {

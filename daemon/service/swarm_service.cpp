@@ -158,19 +158,13 @@ ingest_result swarm_service::ingest(const worker_identity& id,
       continue;
     }
     if (ev.seq != last + 1) {
-      r.error = protocol::error{std::string(protocol::codes::sequence_gap),
-                                "expected sequence number " + std::to_string(last + 1) + ", got " +
-                                    std::to_string(ev.seq) +
-                                    "; declare dropped events with a gap message"};
+      r.error =
+          status::error(protocol::codes::sequence_gap,
+                        "expected sequence number " + std::to_string(last + 1) + ", got " +
+                            std::to_string(ev.seq) + "; declare dropped events with a gap message");
       break;
     }
-    e.tool = ev.tool;
-    e.summary = ev.summary;
-    e.exact = ev.exact;
-    e.structural = ev.structural;
-    e.result = ev.result;
-    e.ok = ev.ok;
-    e.t = ev.t;
+    assign(e, ev);
     auto v = state_.apply(e);
     log_.event(e);
     for (auto& x : v) r.verdicts.push_back(std::move(x));

@@ -26,7 +26,7 @@ struct ingest_result {
   std::uint64_t last_seq = 0;               // highest sequence number now applied for the worker
   std::size_t applied = 0;                  // events counted
   std::size_t duplicates = 0;               // events already counted before (resent)
-  std::optional<protocol::error> error;     // set: the batch stopped at an undeclared gap
+  status error;  // failed (code sequence_gap): the batch stopped at an undeclared gap
 };
 
 class swarm_service {

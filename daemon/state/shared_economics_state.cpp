@@ -22,6 +22,16 @@ bool note_result(fingerprint_stats& st, std::optional<std::uint64_t> result, boo
 
 }  // namespace
 
+void assign(swarm_event& e, const protocol::event& ev) {
+  e.tool = ev.tool;
+  e.summary = ev.summary;
+  e.exact = ev.exact;
+  e.structural = ev.structural;
+  e.result = ev.result;
+  e.ok = ev.ok;
+  e.t = ev.t;
+}
+
 shared_economics_state::shared_economics_state(swarm_rules rules) : rules_(std::move(rules)) {
   assert(validate(rules_).ok());  // callers validate configs before building a state
 }

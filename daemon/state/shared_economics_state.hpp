@@ -36,6 +36,10 @@ struct swarm_event {
   double t = 0;  // event time in seconds (trace clock)
 };
 
+// Copies a wire event's fields into `e`, leaving e.swarm and e.worker (and reusing its strings'
+// capacity: ingest fills one swarm_event per batch).
+void assign(swarm_event& e, const protocol::event& ev);
+
 struct swarm_summary {
   std::string swarm;
   std::size_t fingerprints = 0;

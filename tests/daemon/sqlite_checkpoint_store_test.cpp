@@ -38,7 +38,7 @@ void feed(swarm_service& svc, const std::string& swarm, int n, std::uint64_t fir
       batch.push_back(wire_event(first_seq + std::uint64_t(i), std::uint64_t(1 + i % 4), t0 + i));
     }
     const auto r = svc.ingest({swarm, test::worker_name(w), "inc"}, batch);
-    REQUIRE_FALSE(r.error.has_value());
+    REQUIRE(r.error.ok());
   }
 }
 
@@ -132,7 +132,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
       REQUIRE(svc.complete("gone").has_value());
       feed(svc, "s1", 4, 13, 20);
       for (std::uint64_t fp = 100; fp < 112; ++fp) {  // evicts the coldest of s1
-        REQUIRE_FALSE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error);
+        REQUIRE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error.ok());
       }
       checkpoint second = svc.take_checkpoint(epoch, true);  // a compaction over the first's log
       REQUIRE_FALSE(second.state.erased.empty());
@@ -226,7 +226,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
     REQUIRE(svc.complete("gone").has_value());
     for (std::uint64_t fp = 100; fp < 112; ++fp) {
-      REQUIRE_FALSE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error);
+      REQUIRE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error.ok());
     }
     const checkpoint second = svc.take_checkpoint(epoch);
     CHECK(second.state.empty());  // no rows between compactions
@@ -306,7 +306,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
         CHECK(after_failure.sequences == first.sequences);
 
         for (std::uint64_t fp = 100; fp < 112; ++fp) {  // evictions in the retried part
-          REQUIRE_FALSE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error);
+          REQUIRE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error.ok());
         }
         failing.merge_newer(svc.take_checkpoint(epoch, !failing_compacts));
         CHECK(failing.compact);
@@ -363,7 +363,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     const auto distinct = [&](const std::string& swarm, std::uint64_t n, std::uint64_t first) {
       std::vector<protocol::event> batch;
       for (std::uint64_t i = 0; i < n; ++i) batch.push_back(wire_event(first + i, 10 + i, 1));
-      REQUIRE_FALSE(svc.ingest({swarm, "w0", "inc"}, batch).error.has_value());
+      REQUIRE(svc.ingest({swarm, "w0", "inc"}, batch).error.ok());
     };
     distinct("s1", sqlite_checkpoint_store::kLoadChunkRows + 7, 1);
     distinct("s2", sqlite_checkpoint_store::kLoadChunkRows / 2, 1);

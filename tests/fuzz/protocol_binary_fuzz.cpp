@@ -132,8 +132,8 @@ void ingest_all(const protocol::events& batch, const std::string& swarm) {
   daemon::daemon_metrics metrics;
   // The batch as sent, sequence numbers and all: duplicates and gaps are refused politely.
   const auto raw = service.ingest({swarm, "raw", "i0"}, batch.items);
-  if (raw.error) {
-    LG_FUZZ_CHECK(fuzz::valid_utf8(raw.error->message), "ingest error is not valid UTF-8");
+  if (!raw.error.ok()) {
+    LG_FUZZ_CHECK(fuzz::valid_utf8(raw.error.message()), "ingest error is not valid UTF-8");
   }
   for (const auto& v : raw.verdicts) check_verdict(v);
   // The same events spread over several workers, renumbered so every one is applied.
@@ -145,7 +145,7 @@ void ingest_all(const protocol::events& batch, const std::string& swarm) {
   }
   for (std::size_t w = 0; w < kWorkers; ++w) {
     const auto r = service.ingest({swarm, "w" + std::to_string(w), "i0"}, per_worker[w]);
-    LG_FUZZ_CHECK(!r.error, "a gap-free batch was refused");
+    LG_FUZZ_CHECK(r.error.ok(), "a gap-free batch was refused");
     LG_FUZZ_CHECK(r.applied == per_worker[w].size(), "a gap-free batch was not applied whole");
     counters.add(applied, r.applied);
     metrics.events_applied += r.applied;
@@ -168,13 +168,7 @@ void apply_direct(const protocol::events& batch, const std::string& swarm) {
     for (std::size_t i = 0; i < batch.items.size(); ++i) {
       const auto& ev = batch.items[i];
       e.worker = "w" + std::to_string(i % kWorkers);
-      e.tool = ev.tool;
-      e.summary = ev.summary;
-      e.exact = ev.exact;
-      e.structural = ev.structural;
-      e.result = ev.result;
-      e.ok = ev.ok;
-      e.t = ev.t;
+      daemon::assign(e, ev);
       for (const auto& v : state.apply(e)) check_verdict(v);
     }
     for (const auto& v : state.verdicts(swarm)) {

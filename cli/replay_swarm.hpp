@@ -1,4 +1,4 @@
-// Offline swarm rules for replay: the recording's workers share one SharedEconomicsState per
+// Offline swarm rules for replay: the recording's workers share one shared_economics_state per
 // run, exactly as loopguardd would judge them, so a multi-worker recording gives its global
 // detections without a daemon.
 #pragma once

@@ -1,4 +1,4 @@
-// SharedEconomicsState: what every worker of every swarm has called, and the swarm-wide doom
+// shared_economics_state: what every worker of every swarm has called, and the swarm-wide doom
 // loops that no single worker repeats often enough to notice (docs/protocol.md, "Global doom
 // loop").
 //

@@ -47,6 +47,16 @@ std::optional<std::uint64_t> as_integer(const json& v) {
   return static_cast<std::uint64_t>(d);
 }
 
+// An object of at most this many members is searched in order, lengths compared first: for the
+// few keys of a protocol event that is cheaper than the tree's string comparisons.
+constexpr std::size_t kScannedMembers = 8;
+
+json::object_t::const_iterator scan(const json::object_t& members, std::string_view name) {
+  auto it = members.begin();
+  while (it != members.end() && !(it->first.size() == name.size() && it->first == name)) ++it;
+  return it;
+}
+
 }  // namespace
 
 std::string describe(const json& v) {
@@ -114,10 +124,6 @@ object::object(reader* r, const json* node, const object* parent, std::string_vi
                std::size_t index)
     : r_(r), node_(node), parent_(parent), segment_(segment), index_(index) {}
 
-bool object::ok() const {
-  return r_->error_.ok();
-}
-
 void object::append_path(std::string& out) const {
   if (parent_ == nullptr) {
     out += r_->opts_.prefix;
@@ -150,19 +156,29 @@ void object::fail_message(std::string_view path, std::string_view message, std::
   if (ok()) r_->record(path_of(path), std::string(message), code);
 }
 
-// Walks `k.path` from this object, one key at a time; every object on the way must be one.
+inline const json* object::lookup(const json& obj, std::string_view name) {
+  r_->ask(&obj, name);
+  // The map itself: obj is an object (every node is checked when reached).
+  const auto& members = *obj.get_ptr<const json::object_t*>();
+  const auto it = members.size() <= kScannedMembers ? scan(members, name) : members.find(name);
+  if (it == members.end() || (r_->opts_.null_is_absent && it->second.is_null())) return nullptr;
+  return &it->second;
+}
+
 const json* object::find(key k) {
-  if (!ok() || node_ == nullptr) return nullptr;
+  if (node_ == nullptr || !ok()) return nullptr;
+  return k.nested ? find_nested(k) : lookup(*node_, k.path);
+}
+
+// Walks `k.path` from this object, one key at a time; every object on the way must be one.
+const json* object::find_nested(key k) {
   const json* at = node_;
   std::string_view rest = k.path;
-  while (at != nullptr) {
+  while (true) {
     const auto dot = rest.find('.');
     const std::string_view step = rest.substr(0, dot);
-    r_->ask(at, step);
-    const auto it = at->find(step);
-    const bool absent = it == at->end() || (r_->opts_.null_is_absent && it->is_null());
-    at = absent ? nullptr : &*it;
-    if (dot == std::string_view::npos || at == nullptr) break;
+    at = lookup(*at, step);
+    if (dot == std::string_view::npos || at == nullptr) return at;
     if (!at->is_object()) {
       fail(k.path.substr(0, static_cast<std::size_t>(step.data() - k.path.data()) + step.size()),
            "an object", *at);
@@ -170,7 +186,6 @@ const json* object::find(key k) {
     }
     rest.remove_prefix(dot + 1);
   }
-  return at;
 }
 
 const json* object::find_object(std::string_view path) {
@@ -259,11 +274,12 @@ bool object::read_integer(key k, std::uint64_t& out, std::uint64_t lo, std::uint
 bool object::number(key k, double& out, double lo, double hi) {
   const json* v = find(k);
   if (v == nullptr) return missing(k, [&] { return number_range(lo, hi); });
-  if (!v->is_number() || v->get<double>() < lo || v->get<double>() > hi) {
+  const double d = v->is_number() ? v->get<double>() : 0;
+  if (!v->is_number() || d < lo || d > hi) {
     fail(k.path, number_range(lo, hi), *v);
     return false;
   }
-  out = v->get<double>();
+  out = d;
   return true;
 }
 
@@ -293,11 +309,12 @@ bool object::string(key k, std::string& out, std::size_t max_bytes) {
   };
   const json* v = find(k);
   if (v == nullptr) return missing(k, expected);
-  if (!v->is_string() || v->get_ref<const std::string&>().size() > max_bytes) {
+  const auto* s = v->get_ptr<const std::string*>();
+  if (s == nullptr || s->size() > max_bytes) {
     fail(k.path, expected(), *v);
     return false;
   }
-  out = v->get_ref<const std::string&>();
+  out = *s;
   return true;
 }
 

@@ -31,7 +31,9 @@ constexpr json_fields::options kFrameRules{.name = "message",
 
 // A fingerprint: 16 hex digits.
 void read_fp(object& x, json_fields::key k, std::optional<std::uint64_t>& out) {
-  const json* v = x.value(json_fields::key(k.path));
+  json_fields::key optional = k;  // the error for an absent one is read_fp's own
+  optional.required = false;
+  const json* v = x.value(optional);
   if (v == nullptr) {
     if (k.required) x.fail_message(k.path, "expected 16 hex digits, got nothing");
     return;

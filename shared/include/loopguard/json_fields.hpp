@@ -62,14 +62,19 @@ struct options {
   std::string_view identifier_code = {};
 };
 
-// A field's key path, optional unless made with required().
+// A field's key path, optional unless made with required(). Whether the path has more than one
+// key is known when the key is made (at compile time for a literal): a plain key is looked up
+// directly, without walking the path.
 struct key {
-  key(std::string_view p) : path(p) {}  // NOLINT(google-explicit-constructor): "a.b" reads best
-  key(const char* p) : path(p) {}       // NOLINT(google-explicit-constructor)
+  // NOLINTNEXTLINE(google-explicit-constructor): "a.b" reads best
+  constexpr key(std::string_view p) : path(p), nested(p.find('.') != std::string_view::npos) {}
+  // NOLINTNEXTLINE(google-explicit-constructor)
+  constexpr key(const char* p) : key(std::string_view(p)) {}
   std::string_view path;
   bool required = false;
+  bool nested;  // path holds '.'
 };
-inline key required(std::string_view path) {
+constexpr key required(std::string_view path) {
   key k(path);
   k.required = true;
   return k;
@@ -150,7 +155,7 @@ class object {
             std::string_view code = {});
   // Records `PATH: message` with `code` (empty: the reader's code).
   void fail_message(std::string_view path, std::string_view message, std::string_view code = {});
-  bool ok() const;
+  bool ok() const;  // defined below reader
   // The full path of `path` below this object, as errors show it.
   std::string path_of(std::string_view path) const;
 
@@ -162,6 +167,9 @@ class object {
   friend class reader;
   bool read_integer(key k, std::uint64_t& out, std::uint64_t lo, std::uint64_t hi);
   const nlohmann::json* find(key k);
+  // The member `name` of the object `obj` (asked for); nullptr when absent.
+  const nlohmann::json* lookup(const nlohmann::json& obj, std::string_view name);
+  const nlohmann::json* find_nested(key k);
   // An absent field: an error `PATH: expected WHAT, got nothing` when it is required.
   template <class Expected>
   bool missing(key k, Expected expected) {
@@ -205,6 +213,10 @@ class reader : public object {
   // Per object a read went into: the keys asked for (only under unknown_keys::refuse).
   std::map<const nlohmann::json*, std::set<std::string, std::less<>>> asked_;
 };
+
+inline bool object::ok() const {
+  return r_->error_.ok();
+}
 
 // What came, for an error: the value as JSON, cut to a few dozen bytes.
 std::string describe(const nlohmann::json& v);

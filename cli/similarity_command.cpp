@@ -81,12 +81,12 @@ void run(const similarity_options& options) {
     scorers = {sim::scorer::ratio, sim::scorer::partial_ratio, sim::scorer::token_sort_ratio,
                sim::scorer::token_set_ratio};
   } else {
-    sim::scorer s{};
-    if (!sim::parse_scorer(options.scorer_name, s)) {
+    const auto s = sim::parse_scorer(options.scorer_name);
+    if (!s) {
       std::cerr << "unknown scorer: " << utf8::repair(options.scorer_name) << '\n';
       throw CLI::RuntimeError(bad_input_exit);
     }
-    scorers = {s};
+    scorers = {*s};
   }
   const std::vector<input_pair> pairs = read_pairs(options.pairs_path, options.process);
   for (const auto& pair : pairs) {

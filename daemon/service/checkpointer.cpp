@@ -63,8 +63,7 @@ void checkpointer::run() {
 bool checkpointer::checkpoint_once(bool final) {
   // The final checkpoint compacts so that a clean restart loads rows and replays nothing.
   const bool compact = final || service_.log_bytes() >= compact_log_bytes_;
-  std::uint64_t epoch = 0;
-  checkpoint c = service_.take_checkpoint(epoch, compact);
+  checkpoint c = service_.take_checkpoint(compact);
   if (has_failed_) {
     failed_.merge_newer(std::move(c));
     c = std::move(failed_);
@@ -87,7 +86,7 @@ bool checkpointer::checkpoint_once(bool final) {
     if (c.compact) ++metrics_.compactions;
     service_.mark_durable(c);
   }
-  if (on_durable_) on_durable_(epoch);
+  if (on_durable_) on_durable_(c.epoch);
   return true;
 }
 

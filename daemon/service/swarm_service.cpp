@@ -204,9 +204,10 @@ std::uint64_t swarm_service::durable_seq(const worker_identity& id) const {
   return ledger_.durable(id);
 }
 
-checkpoint swarm_service::take_checkpoint(std::uint64_t& epoch, bool compact) {
+checkpoint swarm_service::take_checkpoint(bool compact) {
   std::lock_guard lock(mu_);
   checkpoint c;
+  c.epoch = epoch_++;
   c.compact = compact;
   if (compact) {
     c.state = state_.take_changes();  // covers the pending record: drop it
@@ -217,7 +218,6 @@ checkpoint swarm_service::take_checkpoint(std::uint64_t& epoch, bool compact) {
     c.log.push_back(log_.take());
   }
   c.sequences = ledger_.take_changes();
-  epoch = epoch_++;
   pending_events_ = 0;
   return c;
 }

@@ -59,9 +59,9 @@ class swarm_service {
   result<std::uint64_t> complete(std::string_view swarm);
   std::uint64_t durable_seq(const worker_identity& id) const;
 
-  // For the checkpointer: the log record and sequence numbers since the last call, and its
+  // For the checkpointer: the log record and sequence numbers since the last call, with its
   // epoch; with `compact`, the rows changed since the last compaction instead of the record.
-  checkpoint take_checkpoint(std::uint64_t& epoch, bool compact = false);
+  checkpoint take_checkpoint(bool compact = false);
   // Log bytes written (or restored) since the last compaction was taken.
   std::size_t log_bytes() const;
   void mark_durable(const checkpoint& c);

@@ -28,6 +28,7 @@ status write_checkpoint(checkpoint_store& store, const checkpoint& c) {
 }
 
 void checkpoint::merge_newer(checkpoint&& newer) {
+  epoch = newer.epoch;
   if (newer.compact) {
     // Its rows cover every operation up to it, this log's included; a failed compaction's rows
     // still count (they are the changes since the last committed compaction).

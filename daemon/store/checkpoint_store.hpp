@@ -21,6 +21,9 @@ namespace loopguard::daemon {
 // previous compaction: it truncates the log, writes the rows, then appends `log` (the
 // operations applied after the rows were taken; empty when taken together).
 struct checkpoint {
+  // Every event applied in this epoch or before is in this checkpoint (swarm_service.hpp,
+  // "Epochs"); once it commits, they may be acknowledged.
+  std::uint64_t epoch = 0;
   bool compact = false;
   state_changes state;           // only when compact
   std::vector<std::string> log;  // event_log records, oldest first (more after a retry)

@@ -128,15 +128,12 @@ double token_set_ratio(std::string_view a, std::string_view b, double score_cuto
   return token_set_ratio(d.a, d.b, score_cutoff);
 }
 
-bool parse_scorer(std::string_view name, scorer& out) {
+std::optional<scorer> parse_scorer(std::string_view name) {
   for (scorer s :
        {scorer::ratio, scorer::partial_ratio, scorer::token_sort_ratio, scorer::token_set_ratio}) {
-    if (name == scorer_name(s)) {
-      out = s;
-      return true;
-    }
+    if (name == scorer_name(s)) return s;
   }
-  return false;
+  return std::nullopt;
 }
 
 std::string_view scorer_name(scorer s) {

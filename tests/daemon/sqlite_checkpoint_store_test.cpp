@@ -76,8 +76,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     feed(svc, "s1", 30, 1, 0);
     feed(svc, "s2", 5, 1, 0);
     auto store = open_ok();
-    std::uint64_t epoch = 0;
-    const auto s = write_checkpoint(*store, svc.take_checkpoint(epoch, true));
+    const auto s = write_checkpoint(*store, svc.take_checkpoint(true));
     REQUIRE_MESSAGE(s.ok(), s.message());
     const auto got = load(*store);
     CHECK(got.digest == digest_of(svc));
@@ -87,7 +86,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     SUBCASE("incremental: the next compaction holds only what changed, and completes clear") {
       feed(svc, "s2", 1, 6, 10);  // s2 only, fingerprint 1
       CHECK(svc.complete("s1").has_value());
-      auto c = svc.take_checkpoint(epoch, true);
+      auto c = svc.take_checkpoint(true);
       CHECK(c.state.fingerprints.size() == 2);  // s2's exact + structural of fingerprint 1
       CHECK(c.state.cleared_swarms == std::vector<std::string>{"s1"});
       CHECK(c.sequences.size() == 3);
@@ -100,8 +99,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     swarm_service svc;
     feed(svc, "s1", 12, 1, 0);
     auto store = open_ok();
-    std::uint64_t epoch = 0;
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
     swarm_service again;
     REQUIRE(again.restore_from(*store).has_value());
     CHECK(again.durable_seq({"s1", "w0", "inc"}) == 12);
@@ -124,9 +122,8 @@ TEST_SUITE("sqlite_checkpoint_store") {
       swarm_service svc(rules);
       feed(svc, "s1", 12, 1, 0);
       feed(svc, "gone", 3, 1, 0);
-      std::uint64_t epoch = 0;
       auto store = open_ok();
-      REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+      REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
       const auto first = load(*store, rules);
 
       REQUIRE(svc.complete("gone").has_value());
@@ -134,7 +131,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
       for (std::uint64_t fp = 100; fp < 112; ++fp) {  // evicts the coldest of s1
         REQUIRE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error.ok());
       }
-      checkpoint second = svc.take_checkpoint(epoch, true);  // a compaction over the first's log
+      checkpoint second = svc.take_checkpoint(true);  // a compaction over the first's log
       REQUIRE_FALSE(second.state.erased.empty());
 
       fault_injecting_store faulty(*store, n);
@@ -192,8 +189,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
       feed(svc, "s1", 200, 1, 0);
       {
         auto store = open_ok(path);
-        std::uint64_t epoch = 0;
-        REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+        REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
       }
       auto bytes = test::read_bytes(path);
       REQUIRE(bytes.size() > 8192);
@@ -220,19 +216,18 @@ TEST_SUITE("sqlite_checkpoint_store") {
     rules.max_fingerprints_per_swarm = 16;  // evictions happen during the replay too
     swarm_service svc(rules);
     auto store = open_ok();
-    std::uint64_t epoch = 0;
     feed(svc, "s1", 12, 1, 0);
     feed(svc, "gone", 3, 1, 0);
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
     REQUIRE(svc.complete("gone").has_value());
     for (std::uint64_t fp = 100; fp < 112; ++fp) {
       REQUIRE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error.ok());
     }
-    const checkpoint second = svc.take_checkpoint(epoch);
+    const checkpoint second = svc.take_checkpoint();
     CHECK(second.state.empty());  // no rows between compactions
     REQUIRE(second.log.size() == 1);
     REQUIRE(write_checkpoint(*store, second).ok());
-    CHECK(svc.take_checkpoint(epoch).empty());  // nothing happened since
+    CHECK(svc.take_checkpoint().empty());  // nothing happened since
 
     const auto got = load(*store, rules);
     CHECK(got.records == 2);
@@ -245,7 +240,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(again.log_bytes() > 0);
     CHECK(digest_of(again) == digest_of(svc));
     CHECK(again.ingest({"s1", "w9", "inc"}, {wire_event(12, 111, 30)}).duplicates == 1);
-    const checkpoint compaction = again.take_checkpoint(epoch, true);
+    const checkpoint compaction = again.take_checkpoint(true);
     CHECK(compaction.log.empty());
     CHECK_FALSE(compaction.state.fingerprints.empty());
     CHECK(compaction.state.cleared_swarms == std::vector<std::string>{"gone"});
@@ -259,14 +254,13 @@ TEST_SUITE("sqlite_checkpoint_store") {
   TEST_CASE("compaction: rows plus the records after them restore the digest") {
     swarm_service svc;
     auto store = open_ok();
-    std::uint64_t epoch = 0;
     feed(svc, "s1", 10, 1, 0);
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
     feed(svc, "s1", 10, 11, 10);
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch, true)).ok());
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(true)).ok());
     feed(svc, "s1", 10, 21, 20);
     feed(svc, "s2", 4, 1, 20);
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
     const auto got = load(*store);
     CHECK(got.records == 1);
     CHECK(got.digest == digest_of(svc));
@@ -286,16 +280,15 @@ TEST_SUITE("sqlite_checkpoint_store") {
         swarm_rules rules;
         rules.max_fingerprints_per_swarm = 16;
         swarm_service svc(rules);
-        std::uint64_t epoch = 0;
         feed(svc, "s1", 12, 1, 0);
         feed(svc, "gone", 3, 1, 0);
         auto store = open_ok();
-        REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+        REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
         const auto first = load(*store, rules);
 
         REQUIRE(svc.complete("gone").has_value());
         feed(svc, "s1", 4, 13, 20);
-        checkpoint failing = svc.take_checkpoint(epoch, failing_compacts);
+        checkpoint failing = svc.take_checkpoint(failing_compacts);
         fault_injecting_store faulty(*store, n);
         if (write_checkpoint(faulty, failing).ok()) {
           CHECK_FALSE(faulty.failed());
@@ -308,8 +301,10 @@ TEST_SUITE("sqlite_checkpoint_store") {
         for (std::uint64_t fp = 100; fp < 112; ++fp) {  // evictions in the retried part
           REQUIRE(svc.ingest({"s1", "w9", "inc"}, {wire_event(fp - 99, fp, 30)}).error.ok());
         }
-        failing.merge_newer(svc.take_checkpoint(epoch, !failing_compacts));
+        const std::uint64_t failed_epoch = failing.epoch;
+        failing.merge_newer(svc.take_checkpoint(!failing_compacts));
         CHECK(failing.compact);
+        CHECK(failing.epoch == failed_epoch + 1);  // acknowledges what both epochs hold
         REQUIRE(write_checkpoint(*store, failing).ok());
         const auto retried = load(*store, rules);
         CHECK(retried.digest == digest_of(svc));
@@ -323,9 +318,8 @@ TEST_SUITE("sqlite_checkpoint_store") {
     swarm_service svc;
     feed(svc, "s1", 3, 1, 0);
     auto store = open_ok();
-    std::uint64_t epoch = 0;
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());  // a good record first
-    append_records(*store, {std::string("\x01\x02\x05", 3)});            // an event op cut short
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());  // a good record first
+    append_records(*store, {std::string("\x01\x02\x05", 3)});       // an event op cut short
     swarm_service again;
     const auto r = again.restore_from(*store);
     REQUIRE_FALSE(r.has_value());
@@ -368,10 +362,9 @@ TEST_SUITE("sqlite_checkpoint_store") {
     distinct("s1", sqlite_checkpoint_store::kLoadChunkRows + 7, 1);
     distinct("s2", sqlite_checkpoint_store::kLoadChunkRows / 2, 1);
     auto store = open_ok();
-    std::uint64_t epoch = 0;
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch, true)).ok());
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(true)).ok());
     feed(svc, "s3", 3, 1, 5);
-    REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch)).ok());
+    REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
     swarm_service again(rules);
     const auto r = again.restore_from(*store);
     REQUIRE_MESSAGE(r.has_value(), r.error().message());
@@ -399,8 +392,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     feed(svc, "s1", 200, 1, 0);
     {
       auto store = open_ok(path);
-      std::uint64_t epoch = 0;
-      REQUIRE(write_checkpoint(*store, svc.take_checkpoint(epoch, true)).ok());
+      REQUIRE(write_checkpoint(*store, svc.take_checkpoint(true)).ok());
     }
     auto bytes = test::read_bytes(path);
     for (std::size_t i = 4096 + 100; i < bytes.size(); i += 7) bytes[i] = char(i * 31);

@@ -68,12 +68,11 @@ TEST_SUITE("swarm_service") {
     swarm_service svc;
     const auto r = svc.ingest(w1, {wire_event(1, 5, 0)});
     CHECK(svc.durable_seq(w1) == 0);
-    std::uint64_t epoch = 0;
-    const auto c = svc.take_checkpoint(epoch);
-    CHECK(epoch == r.epoch);
+    const auto c = svc.take_checkpoint();
+    CHECK(c.epoch == r.epoch);
     CHECK(svc.durable_seq(w1) == 0);
     svc.mark_durable(c);
     CHECK(svc.durable_seq(w1) == 1);
-    CHECK(svc.ingest(w1, {wire_event(2, 5, 0)}).epoch == epoch + 1);
+    CHECK(svc.ingest(w1, {wire_event(2, 5, 0)}).epoch == c.epoch + 1);
   }
 }

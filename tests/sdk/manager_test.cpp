@@ -192,3 +192,15 @@ TEST_SUITE("manager") {
     }
   }
 }
+
+TEST_SUITE("verdict names") {
+  TEST_CASE("every detector id parses back from its name; other names do not parse") {
+    for (std::size_t i = 0; i < loopguard::kDetectorCount; ++i) {
+      const auto id = static_cast<detector_id>(i);
+      CAPTURE(loopguard::to_string(id));
+      CHECK(loopguard::parse_detector(loopguard::to_string(id)) == id);
+    }
+    CHECK_FALSE(loopguard::parse_detector("Rule 6").has_value());
+    CHECK_FALSE(loopguard::parse_detector("").has_value());
+  }
+}

@@ -10,14 +10,13 @@ severity count_severity(std::uint32_t count, const ladder& steps) {
   return severity::none;
 }
 
-severity escalation::judge(const finding& f, std::uint32_t& occurrence) {
+escalation::judgement escalation::judge(const finding& f) {
   severity s = f.hard_stop ? severity::terminate : count_severity(f.count, f.steps);
   if (loops_.size() > kMaxLoops) forget_inactive();
   auto& st = loops_[key{f.detector, f.identity}];
   if (s == severity::none) {
     if (st.active) deactivate(f.detector, f.identity);
-    occurrence = st.detections;
-    return s;
+    return {s, st.detections};
   }
   if (!st.active || rule_.every_firing_counts) {
     ++st.detections;
@@ -25,13 +24,14 @@ severity escalation::judge(const finding& f, std::uint32_t& occurrence) {
     st.active = true;
     st.last_level = severity::none;
   }
-  occurrence = st.detections;
   if (rule_.terminate_after > 0 && st.detections >= rule_.terminate_after) {
     s = severity::terminate;
   }
-  if (!rule_.repeat_nudges && s <= st.last_level) return severity::none;  // said already
+  if (!rule_.repeat_nudges && s <= st.last_level) {
+    return {severity::none, st.detections};  // said already
+  }
   st.last_level = std::max(st.last_level, s);
-  return s;
+  return {s, st.detections};
 }
 
 void escalation::reset() {

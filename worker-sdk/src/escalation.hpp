@@ -18,9 +18,12 @@ class escalation {
  public:
   explicit escalation(const escalation_rule& rule) : rule_(rule) {}
 
-  // Severity for a finding (none when its count is below the ladder), advancing the episode
-  // state. `occurrence` receives how many times this loop has been detected, this one included.
-  severity judge(const finding& f, std::uint32_t& occurrence);
+  struct judgement {
+    severity level = severity::none;  // none: below the ladder, or said already
+    std::uint32_t occurrence = 0;     // times this loop has been detected, this one included
+  };
+  // Judges a finding, advancing the episode state.
+  judgement judge(const finding& f);
   // The rule looked at this loop and did not fire: its episode, if any, is over.
   void quiet(detector_id d, std::uint64_t identity);
   // Every episode of this rule is over (rules without a per-loop identity, e.g. cycles).

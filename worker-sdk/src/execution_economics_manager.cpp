@@ -195,8 +195,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     verdict v;
     v.event_index = index;
     for (const finding& f : findings) {
-      std::uint32_t occurrence = 0;
-      const severity level = esc.judge(f, occurrence);
+      const auto [level, occurrence] = esc.judge(f);
       if (level == severity::none) continue;
       auto text = sdk::make_nudge(f, level, occurrence, config.escalation.reject_at_critical);
       v.detections.push_back(to_detection(f, level, occurrence, std::move(text)));

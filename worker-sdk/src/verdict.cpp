@@ -54,14 +54,11 @@ std::string_view to_string(detector_id d) {
   return kDetectorNames[static_cast<std::size_t>(d)];
 }
 
-bool parse_detector(std::string_view name, detector_id& out) {
+std::optional<detector_id> parse_detector(std::string_view name) {
   for (std::size_t i = 0; i < kDetectorNames.size(); ++i) {
-    if (kDetectorNames[i] == name) {
-      out = static_cast<detector_id>(i);
-      return true;
-    }
+    if (kDetectorNames[i] == name) return static_cast<detector_id>(i);
   }
-  return false;
+  return std::nullopt;
 }
 
 std::string_view to_string(action a) {

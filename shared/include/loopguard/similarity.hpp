@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,8 @@ std::u32string default_process(std::u32string_view s);
 
 enum class scorer { ratio, partial_ratio, token_sort_ratio, token_set_ratio };
 
-// Parses "ratio", "partial_ratio", "token_sort_ratio" or "token_set_ratio"; false otherwise.
-bool parse_scorer(std::string_view name, scorer& out);
+// Parses "ratio", "partial_ratio", "token_sort_ratio" or "token_set_ratio"; nullopt otherwise.
+std::optional<scorer> parse_scorer(std::string_view name);
 std::string_view scorer_name(scorer s);
 double score(scorer s, std::u32string_view a, std::u32string_view b, double score_cutoff = 0);
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,7 +31,8 @@ enum class detector_id {
 inline constexpr std::size_t kDetectorCount = static_cast<std::size_t>(detector_id::global) + 1;
 
 std::string_view to_string(detector_id d);
-bool parse_detector(std::string_view name, detector_id& out);
+// The detector with this id (docs/detectors.md), or nullopt.
+std::optional<detector_id> parse_detector(std::string_view name);
 
 // One rule firing on one event. Several may fire on the same event.
 struct detection {

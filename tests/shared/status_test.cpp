@@ -59,3 +59,13 @@ TEST_CASE("result: a value, or the status saying why there is none") {
   const result<void> done;
   CHECK(done.has_value());
 }
+
+TEST_CASE("regression (fuzz): a reference to the message of result<T>::error() does not dangle") {
+  // error() returns a copy; message() of a temporary returns by value, so the reference below
+  // extends the string's life (ASan flagged a stack-use-after-scope when it returned a reference).
+  const auto bad = parse_digit('x');
+  const std::string& m = bad.error().message();
+  const std::string& c = bad.error().code();
+  CHECK(m == "not a digit: x");
+  CHECK(c.empty());
+}

@@ -33,10 +33,14 @@ class [[nodiscard]] status {
   }
 
   bool ok() const noexcept { return !failed_; }
-  // Empty on success.
-  const std::string& message() const noexcept { return message_; }
+  // Empty on success. On a temporary status the string is returned by value, so that
+  // `const std::string& m = r.error().message();` is safe although result<T>::error()
+  // returns a copy (a reference into that copy would dangle).
+  const std::string& message() const& noexcept { return message_; }
+  std::string message() && noexcept { return std::move(message_); }
   // Empty on success and for failures without a code.
-  const std::string& code() const noexcept { return code_; }
+  const std::string& code() const& noexcept { return code_; }
+  std::string code() && noexcept { return std::move(code_); }
 
   // The same failure with `prefix` in front of the message ("config.json: " + message).
   status with_context(std::string_view prefix) const {

@@ -92,7 +92,8 @@ void parse_welcome(object& r, message& out) {
   r.integer("max_frame", max_frame);
   if (max_batch) m.max_batch = static_cast<std::size_t>(max_batch);
   if (max_frame) m.max_frame = static_cast<std::size_t>(max_frame);
-  out = m;
+  r.strings("features", m.features);
+  out = std::move(m);
 }
 
 void parse_events(object& r, message& out) {
@@ -133,7 +134,8 @@ void parse_verdict(object& r, message& out) {
   r.one_of(required("level"), m.level,
            {json_fields::choice<severity>{"warn", severity::warn},
             json_fields::choice<severity>{"critical", severity::critical},
-            json_fields::choice<severity>{"terminate", severity::terminate}});
+            json_fields::choice<severity>{"terminate", severity::terminate},
+            json_fields::choice<severity>{"none", severity::none}});
   r.integer(required("calls"), m.calls);
   r.integer(required("workers"), m.workers);
   r.string(required("message"), m.message, kMaxFrameBytes);
@@ -147,10 +149,30 @@ void parse_swarm_complete(object& r, message& out) {
   out = std::move(m);
 }
 
+void read_seq(object& r, std::optional<std::uint64_t>& out) {
+  std::uint64_t seq = 0;
+  if (r.integer("seq", seq)) out = seq;
+}
+
 void parse_error(object& r, message& out) {
   error m;
   r.identifier(required("code"), m.code, kMaxNameBytes);
   r.string("message", m.message, kMaxFrameBytes);
+  read_seq(r, m.seq);
+  out = std::move(m);
+}
+
+void parse_detection(object& r, message& out) {
+  detection m;
+  r.identifier(required("detector"), m.detector, 32);
+  r.one_of(required("level"), m.level,
+           {json_fields::choice<severity>{"warn", severity::warn},
+            json_fields::choice<severity>{"critical", severity::critical},
+            json_fields::choice<severity>{"terminate", severity::terminate}});
+  r.integer("count", m.count);
+  r.string("tool", m.tool, kMaxToolBytes);
+  r.string("message", m.message, kMaxDetectionMessageBytes);
+  r.number(required("t"), m.t);
   out = std::move(m);
 }
 
@@ -165,7 +187,8 @@ constexpr message_type kTypes[] = {{"hello", parse_hello},
                                    {"gap", parse_gap},
                                    {"verdict", parse_verdict},
                                    {"swarm_complete", parse_swarm_complete},
-                                   {"error", parse_error}};
+                                   {"error", parse_error},
+                                   {"detection", parse_detection}};
 
 result<message> parse_object(const json& j) {
   json_fields::reader r(j, kFrameRules);
@@ -176,7 +199,8 @@ result<message> parse_object(const json& j) {
     const auto* t = std::find_if(std::begin(kTypes), std::end(kTypes),
                                  [&](const message_type& x) { return x.name == type; });
     if (t == std::end(kTypes)) {
-      r.fail("type", "one of hello, welcome, events, ack, gap, verdict, swarm_complete, error",
+      r.fail("type",
+             "one of hello, welcome, events, ack, gap, verdict, swarm_complete, error, detection",
              json(type));
     } else {
       t->parse(r, out);
@@ -197,11 +221,13 @@ struct to_json_visitor {
     return j;
   }
   json operator()(const welcome& m) const {
-    return {{"type", "welcome"},
-            {"version", m.version},
-            {"last_ack", m.last_ack},
-            {"max_batch", m.max_batch},
-            {"max_frame", m.max_frame}};
+    json j{{"type", "welcome"},
+           {"version", m.version},
+           {"last_ack", m.last_ack},
+           {"max_batch", m.max_batch},
+           {"max_frame", m.max_frame}};
+    if (!m.features.empty()) j["features"] = m.features;
+    return j;
   }
   json operator()(const events& m) const {
     json list = json::array();
@@ -236,7 +262,19 @@ struct to_json_visitor {
     return {{"type", "swarm_complete"}, {"swarm", m.swarm}};
   }
   json operator()(const error& m) const {
-    return {{"type", "error"}, {"code", m.code}, {"message", m.message}};
+    json j{{"type", "error"}, {"code", m.code}, {"message", m.message}};
+    if (m.seq) j["seq"] = *m.seq;
+    return j;
+  }
+  json operator()(const detection& m) const {
+    json j{{"type", "detection"},
+           {"detector", m.detector},
+           {"level", std::string(to_string(m.level))},
+           {"count", m.count},
+           {"t", m.t}};
+    if (!m.tool.empty()) j["tool"] = m.tool;
+    if (!m.message.empty()) j["message"] = m.message;
+    return j;
   }
 };
 
@@ -286,9 +324,14 @@ constexpr std::string_view kBinaryMagic = "LGB1";
 
 }  // namespace
 
+bool welcome::has(std::string_view feature) const {
+  return std::find(features.begin(), features.end(), feature) != features.end();
+}
+
 std::string_view type_name(const message& m) {
-  static constexpr std::string_view kNames[] = {"hello", "welcome", "events",         "ack",
-                                                "gap",   "verdict", "swarm_complete", "error"};
+  static constexpr std::string_view kNames[] = {"hello",    "welcome", "events",         "ack",
+                                                "gap",      "verdict", "swarm_complete", "error",
+                                                "detection"};
   return kNames[m.index()];
 }
 

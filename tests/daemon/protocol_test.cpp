@@ -25,8 +25,8 @@ std::string golden(const std::string& name) {
 
 TEST_SUITE("protocol") {
   TEST_CASE("every golden message parses to its type and serializes back to the same JSON") {
-    for (const std::string name :
-         {"hello", "welcome", "events", "ack", "gap", "verdict", "swarm_complete", "error"}) {
+    for (const std::string name : {"hello", "welcome", "events", "ack", "gap", "verdict",
+                                   "swarm_complete", "error", "detection"}) {
       CAPTURE(name);
       const auto text = golden(name);
       const auto m = parse(text);
@@ -34,6 +34,49 @@ TEST_SUITE("protocol") {
       CHECK(type_name(*m) == name);
       CHECK(nlohmann::json::parse(serialize(*m)) == nlohmann::json::parse(text));
     }
+  }
+
+  TEST_CASE("features, an error's seq and a lifted verdict round-trip; no features is v1") {
+    const auto w = parse(golden("welcome"));
+    REQUIRE(w.has_value());
+    const auto& welcome_msg = std::get<welcome>(*w);
+    CHECK(welcome_msg.has(features::detections));
+    CHECK(welcome_msg.has(features::active_verdicts));
+    CHECK_FALSE(welcome_msg.has("teleport"));
+    const auto v1 = parse(R"({"type":"welcome","version":1,"last_ack":0})");
+    REQUIRE(v1.has_value());
+    CHECK(std::get<welcome>(*v1).features.empty());
+    CHECK_FALSE(std::get<welcome>(*v1).has(features::detections));
+
+    const auto e = parse(R"({"type":"error","code":"bad_message","message":"m","seq":7})");
+    REQUIRE(e.has_value());
+    CHECK(std::get<error>(*e).seq == 7u);
+    CHECK(serialize(*e).find(R"("seq":7)") != std::string::npos);
+    const auto no_seq = parse(golden("error"));
+    REQUIRE(no_seq.has_value());
+    CHECK_FALSE(std::get<error>(*no_seq).seq.has_value());
+
+    auto lifted = nlohmann::json::parse(golden("verdict"));
+    lifted["level"] = "none";
+    const auto v = parse(lifted.dump());
+    REQUIRE(v.has_value());
+    CHECK(std::get<verdict>(*v).level == severity::none);
+    CHECK(nlohmann::json::parse(serialize(*v))["level"] == "none");
+  }
+
+  TEST_CASE("a detection's level is warn, critical or terminate; its detector an identifier") {
+    auto d = nlohmann::json::parse(golden("detection"));
+    d["level"] = "none";
+    const auto none = parse(d.dump());
+    REQUIRE_FALSE(none.has_value());
+    CHECK(none.error().code() == codes::bad_message);
+    CHECK(none.error().message().rfind("level: expected one of warn, critical, terminate", 0) == 0);
+    d["level"] = "warn";
+    std::string text = d.dump();
+    text.replace(text.find(R"("exact")"), 7, R"("ex\ud800act")");
+    const auto bad = parse(text);
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().code() == codes::invalid_utf8);
   }
 
   TEST_CASE("event fields are read exactly") {
@@ -66,7 +109,7 @@ TEST_SUITE("protocol") {
     e = error_of(R"({"type":"nope"})");
     CHECK(e.message() ==
           R"(type: expected one of hello, welcome, events, ack, gap, verdict, swarm_complete, )"
-          R"(error, got "nope")");
+          R"(error, detection, got "nope")");
     e = error_of(R"({"type":"hello","version":1,"swarm":"","worker":"w","incarnation":"i"})");
     CHECK(e.message() == R"(swarm: expected a non-empty string, got "")");
     e = error_of(R"({"type":"ack","seq":-1})");

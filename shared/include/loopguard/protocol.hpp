@@ -25,6 +25,7 @@ inline constexpr std::size_t kMaxBatchEvents = 1024;    // events in one batch
 inline constexpr std::size_t kMaxNameBytes = 128;       // swarm, worker, incarnation, token
 inline constexpr std::size_t kMaxToolBytes = 128;
 inline constexpr std::size_t kMaxSummaryBytes = 256;
+inline constexpr std::size_t kMaxDetectionMessageBytes = 4096;  // a detection's message
 
 // Stable error codes (the `code` of an error message).
 namespace codes {
@@ -46,6 +47,21 @@ inline constexpr std::string_view shutting_down = "shutting_down";
 inline constexpr std::string_view internal = "internal";
 }  // namespace codes
 
+// What a daemon may list in welcome.features (docs/protocol.md, "Versioning"). A worker sends a
+// message type or field that is not in protocol v1 only when the daemon listed its feature; a
+// welcome without `features` is the v1 baseline (nothing listed).
+namespace features {
+// The daemon accepts `detection` messages (a worker's local detections, for the API).
+inline constexpr std::string_view detections = "detections";
+// After the welcome the daemon sends the swarm's active verdicts, and lifts a verdict whose
+// counted calls fell below its level with a verdict of level none.
+inline constexpr std::string_view active_verdicts = "active_verdicts";
+// An error about one event carries that event's `seq`.
+inline constexpr std::string_view error_seq = "error_seq";
+// The daemon routes and checks `/ws?swarm=S` (a hello of another swarm is refused).
+inline constexpr std::string_view swarm_url = "swarm_url";
+}  // namespace features
+
 // worker -> daemon, first message. `incarnation`: random id chosen when the worker process
 // starts; sequence numbers restart at 1 with every incarnation.
 struct hello {
@@ -60,6 +76,8 @@ struct welcome {
   std::uint64_t last_ack = 0;
   std::size_t max_batch = kMaxBatchEvents;
   std::size_t max_frame = kMaxFrameBytes;
+  std::vector<std::string> features;  // empty: the v1 baseline (see namespace features)
+  bool has(std::string_view feature) const;
 };
 
 // One judged call: the call and its result, when known.
@@ -88,7 +106,8 @@ struct gap {
   std::uint64_t from = 0, to = 0;
 };
 
-// daemon -> every worker of a swarm.
+// daemon -> every worker of a swarm. Level none lifts an earlier verdict of the fingerprint
+// (feature active_verdicts): its counted calls fell below the level.
 struct verdict {
   std::string swarm, tool, kind;  // kind: "exact" | "structural"
   std::uint64_t fingerprint = 0;
@@ -103,11 +122,25 @@ struct swarm_complete {
   std::string swarm;
 };
 
+// daemon -> worker, then close. `seq`: the event the error is about, when it is about one
+// (feature error_seq); the worker drops that event with a gap instead of resending it.
 struct error {
   std::string code, message;
+  std::optional<std::uint64_t> seq = std::nullopt;
 };
 
-using message = std::variant<hello, welcome, events, ack, gap, verdict, swarm_complete, error>;
+// worker -> daemon (feature detections): a local detection of the worker's own manager, for the
+// daemon's API. Informational: nothing is counted from it.
+struct detection {
+  std::string detector;  // a detector id (docs/detectors.md)
+  severity level = severity::warn;
+  std::uint32_t count = 0;
+  std::string tool, message;
+  double t = 0;
+};
+
+using message =
+    std::variant<hello, welcome, events, ack, gap, verdict, swarm_complete, error, detection>;
 
 // The `type` field of each alternative.
 std::string_view type_name(const message& m);

@@ -99,7 +99,9 @@ class daemon_client {
 
  private:
   struct impl;
+  struct runner;  // the own I/O thread, when there is one
   std::shared_ptr<impl> impl_;
+  std::unique_ptr<runner> runner_;
 };
 
 }  // namespace loopguard

@@ -1,14 +1,12 @@
 #include "replay_swarm.hpp"
 
 #include "loopguard/fingerprint.hpp"
-#include "loopguard/utf8.hpp"
 #include "state/shared_economics_state.hpp"
 
 namespace loopguard::cli {
 namespace {
 
 constexpr std::size_t kNoEvent = SIZE_MAX;
-constexpr std::size_t kSummaryChars = 80;
 
 daemon::swarm_rules rules_of(const manager_config& config) {
   // validate() has run: an error here cannot happen.
@@ -45,7 +43,7 @@ struct swarm_replay::impl {
     e.swarm = call.swarm;
     e.worker = call.worker;
     e.tool = call.tool;
-    e.summary = std::string(utf8::cut(cfp.normalized, kSummaryChars));
+    e.summary = summary_of(cfp);
     e.exact = cfp.exact;
     e.structural = cfp.structural;
     const trace_event& at = tr.events[result_index];

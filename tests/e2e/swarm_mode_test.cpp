@@ -4,10 +4,12 @@
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <thread>
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
 #include "loopguard/swarm_worker.hpp"
+#include "ws_client.hpp"
 
 using namespace loopguard;
 using namespace std::chrono_literals;
@@ -45,7 +47,8 @@ verdict dead_end(swarm_worker& w) {
 }
 
 verdict healthy_step(swarm_worker& w, int i) {
-  const verdict v = w.on_tool_call("read_file", nlohmann::json{{"path", "src/" + std::to_string(i)}});
+  const verdict v =
+      w.on_tool_call("read_file", nlohmann::json{{"path", "src/" + std::to_string(i)}});
   w.on_tool_result("read_file", true, "contents of file " + std::to_string(i));
   return v;
 }

@@ -157,7 +157,8 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
   client::refusal_tracker refusals;
   std::chrono::steady_clock::time_point last_write{};
   std::minstd_rand rng;
-  std::atomic<bool> kick_pending{false};
+  std::atomic<bool> wake_pending{false};
+  std::atomic<bool> has_verdicts{false};  // inbox is not empty: take_verdicts() needs the lock
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -188,12 +189,11 @@ void daemon_client::impl::report(protocol::detection d) {
   kick();
 }
 
+// One wake-up of the I/O thread per batch, not per event: `wake_pending` stays set until pump()
+// takes the next batch, so the events pushed meanwhile ride along without a post each.
 void daemon_client::impl::kick() {
-  if (kick_pending.exchange(true)) return;
-  net::post(strand, [self = shared_from_this()] {
-    self->kick_pending = false;
-    self->arm_flush();
-  });
+  if (wake_pending.exchange(true)) return;
+  net::post(strand, [self = shared_from_this()] { self->arm_flush(); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,6 +353,7 @@ void daemon_client::impl::handle(const protocol::message& m) {
     refusals.on_ack(a->seq);
   } else if (const auto* v = std::get_if<protocol::verdict>(&m)) {
     inbox.push_back(*v);
+    has_verdicts = true;
     ++stats.verdicts;
   }
   cv.notify_all();
@@ -433,6 +434,7 @@ bool daemon_client::impl::next_frame(std::string& frame, bool& binary) {
 
 void daemon_client::impl::pump() {
   if (!conn || !conn->welcomed || conn->writing || conn->closed || stopping) return;
+  wake_pending = false;  // what is pushed from now on needs a wake-up of its own
   std::string frame;
   bool binary = false;
   if (next_frame(frame, binary)) write(std::move(frame), binary);
@@ -525,7 +527,9 @@ void daemon_client::report(protocol::detection d) {
 }
 
 std::vector<protocol::verdict> daemon_client::take_verdicts() {
+  if (!impl_->has_verdicts.load(std::memory_order_acquire)) return {};  // every call of an agent
   std::lock_guard lock(impl_->mu);
+  impl_->has_verdicts = false;
   std::vector<protocol::verdict> out(std::make_move_iterator(impl_->inbox.begin()),
                                      std::make_move_iterator(impl_->inbox.end()));
   impl_->inbox.clear();

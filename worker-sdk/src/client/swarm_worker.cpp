@@ -9,8 +9,7 @@ namespace loopguard {
 namespace {
 
 double wall_seconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -114,10 +113,18 @@ verdict swarm_worker::add_cost(double amount) {
   return impl_->after(impl_->manager.add_cost(amount));
 }
 
-void swarm_worker::flush() { impl_->manager.flush_calls(); }
+void swarm_worker::flush() {
+  impl_->manager.flush_calls();
+}
 
-ExecutionEconomicsManager& swarm_worker::manager() { return impl_->manager; }
-const ExecutionEconomicsManager& swarm_worker::manager() const { return impl_->manager; }
-daemon_client* swarm_worker::client() { return impl_->client.get(); }
+ExecutionEconomicsManager& swarm_worker::manager() {
+  return impl_->manager;
+}
+const ExecutionEconomicsManager& swarm_worker::manager() const {
+  return impl_->manager;
+}
+daemon_client* swarm_worker::client() {
+  return impl_->client.get();
+}
 
 }  // namespace loopguard

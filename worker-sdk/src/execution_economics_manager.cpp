@@ -516,4 +516,8 @@ std::size_t ExecutionEconomicsManager::events() const {
   return impl_->next_index;
 }
 
+void ExecutionEconomicsManager::on_swarm_complete() {
+  impl_->globals.clear();
+}
+
 }  // namespace loopguard

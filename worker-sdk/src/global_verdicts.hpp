@@ -39,6 +39,12 @@ class global_verdicts {
   void record(const key& k, pushed v);
 
   bool has_waiting() const { return !waiting_.empty(); }
+  // The swarm completed (swarm_complete): every verdict is lifted, waiting nudges dropped.
+  void clear() {
+    active_.clear();
+    waiting_.clear();
+    critical_ = 0;
+  }
   // The verdict at event `index`: adds to its local `detections` (sorted strongest first; their
   // action `local`) the detection of the verdict the judged call matches, if any (critical_match),
   // and one per waiting nudge, which are then delivered. Returns the verdict's action: the one

@@ -319,3 +319,19 @@ TEST_SUITE("swarm verdicts") {
     CHECK(v.strongest().tool == "grep");
   }
 }
+
+TEST_SUITE("swarm verdicts") {
+  TEST_CASE("swarm_complete lifts every verdict and drops undelivered nudges") {
+    ExecutionEconomicsManager m;
+    protocol::verdict critical = pushed(severity::critical);
+    m.on_swarm_verdict(critical);
+    protocol::verdict other = pushed(severity::warn);
+    other.fingerprint = 0x1111;
+    m.on_swarm_verdict(other);
+    m.on_swarm_complete();
+    const verdict v = m.on_text("a thought");
+    CHECK(v.allowed());
+    CHECK(counted(m, severity::warn) == 0);
+    CHECK(counted(m, severity::critical) == 0);
+  }
+}

@@ -190,9 +190,11 @@ struct ExecutionEconomicsManager::impl : run_state {
   }
 
   verdict decide(const std::vector<finding>& findings, std::size_t index, bool is_call,
-                 const std::optional<sdk::global_verdicts::key>& match = std::nullopt) {
+                 const sdk::global_verdicts::key* match = nullptr) {
     verdict v;
     v.event_index = index;
+    const bool swarm = match != nullptr || globals.has_waiting();
+    if (findings.empty() && !swarm) return finish(std::move(v));
     for (const finding& f : findings) {
       const auto [level, occurrence] = esc.judge(f);
       if (level == severity::none) continue;
@@ -201,7 +203,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     }
     strongest_first(v.detections);
     action act = local_action(v.detections, findings, is_call);
-    if (match || globals.has_waiting()) {
+    if (swarm) {
       act = globals.merge(v.detections, index, match, act, config.escalation.reject_at_critical);
     }
     if (!v.detections.empty()) {
@@ -212,8 +214,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     return finish(std::move(v));
   }
 
-  // What the strongest local detection calls for: a critical call repeat of a rule that may
-  // reject rejects.
+  // What the strongest local detection calls for (a critical call repeat may reject).
   action local_action(const std::vector<detection>& detections,
                       const std::vector<finding>& findings, bool is_call) const {
     if (detections.empty()) return action::allow;
@@ -309,7 +310,8 @@ struct ExecutionEconomicsManager::impl : run_state {
     std::vector<finding> findings;
     judge_call(findings, rec, total);
     add_limits(findings, index);
-    const auto match = globals.critical_match(rec.fp.exact, rec.fp.structural);
+    const sdk::global_verdicts::key* match =
+        globals.critical_match(rec.fp.exact, rec.fp.structural);
     history.push(std::move(rec));
     verdict v = decide(findings, index, true, match);
     // A refused call never runs: no result will pair with it.
@@ -482,7 +484,6 @@ verdict ExecutionEconomicsManager::add_cost(double amount) {
   return impl_->add_cost(amount);
 }
 
-// Not an event: the verdict waits for the next one (docs/sdk.md, "Swarm verdicts").
 void ExecutionEconomicsManager::on_swarm_verdict(const protocol::verdict& pushed) {
   impl_->globals.record(
       {pushed.kind, pushed.fingerprint},
@@ -513,6 +514,10 @@ const manager_config& ExecutionEconomicsManager::config() const {
 }
 std::size_t ExecutionEconomicsManager::events() const {
   return impl_->next_index;
+}
+
+void ExecutionEconomicsManager::on_swarm_complete() {
+  impl_->globals.clear();
 }
 
 }  // namespace loopguard

@@ -1,11 +1,11 @@
 #include "global_verdicts.hpp"
 
-#include "escalation.hpp"
-
 #include <algorithm>
 #include <iterator>
 #include <utility>
 #include <vector>
+
+#include "escalation.hpp"
 
 namespace loopguard::sdk {
 
@@ -41,7 +41,7 @@ void global_verdicts::record(const key& k, pushed v) {
 void global_verdicts::deliver(std::vector<detection>& out, std::size_t index, const key* except) {
   for (const key& k : waiting_) {
     const auto it = active_.find(k);
-    if (it == active_.end() || !it->second.waiting) continue;  // cannot happen: lift() unlists
+    if (it == active_.end() || !it->second.waiting) continue;  // defensive: lift() unlists
     it->second.waiting = false;
     if (except == nullptr || !(k == *except)) out.push_back(detection_of(k, index));
   }
@@ -49,12 +49,12 @@ void global_verdicts::deliver(std::vector<detection>& out, std::size_t index, co
 }
 
 action global_verdicts::merge(std::vector<detection>& detections, std::size_t index,
-                              const std::optional<key>& match, action local, bool rejects) {
+                              const key* match, action local, bool rejects) {
   std::vector<detection> all;
   if (match) all.push_back(detection_of(*match, index));
   const std::size_t locals = detections.size();
   std::move(detections.begin(), detections.end(), std::back_inserter(all));
-  deliver(all, index, match ? &*match : nullptr);
+  deliver(all, index, match);
   detections = std::move(all);
   if (detections.empty()) return local;
   const severity top = std::max_element(detections.begin(), detections.end(), [](auto& a, auto& b) {
@@ -72,26 +72,22 @@ action global_verdicts::merge(std::vector<detection>& detections, std::size_t in
   return act;
 }
 
-const global_verdicts::entry* global_verdicts::find(const char* kind,
-                                                    std::uint64_t fingerprint) const {
+const std::pair<const global_verdicts::key, global_verdicts::entry>* global_verdicts::find(
+    const char* kind, std::uint64_t fingerprint) const {
   const auto it = active_.find(key{kind, fingerprint});
-  return it == active_.end() ? nullptr : &it->second;
+  return it == active_.end() ? nullptr : &*it;
 }
 
-std::optional<global_verdicts::key> global_verdicts::critical_match(
-    std::uint64_t exact, std::uint64_t structural) const {
-  if (critical_ == 0) return std::nullopt;
-  const entry* by_exact = find("exact", exact);
-  const entry* by_structural = find("structural", structural);
-  const auto level = [](const entry* e) {
-    return e != nullptr && e->verdict.level >= severity::critical ? e->verdict.level
-                                                                  : severity::none;
+const global_verdicts::key* global_verdicts::find_critical(std::uint64_t exact,
+                                                           std::uint64_t structural) const {
+  const auto level = [](const auto* e) {
+    return e != nullptr && e->second.verdict.level >= severity::critical ? e->second.verdict.level
+                                                                         : severity::none;
   };
-  if (level(by_exact) == severity::none && level(by_structural) == severity::none) {
-    return std::nullopt;
-  }
-  if (level(by_exact) >= level(by_structural)) return key{"exact", exact};
-  return key{"structural", structural};
+  const auto* by_exact = find("exact", exact);
+  const auto* by_structural = find("structural", structural);
+  if (level(by_exact) == severity::none && level(by_structural) == severity::none) return nullptr;
+  return level(by_exact) >= level(by_structural) ? &by_exact->first : &by_structural->first;
 }
 
 detection global_verdicts::detection_of(const key& k, std::size_t index) const {

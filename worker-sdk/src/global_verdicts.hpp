@@ -6,9 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "loopguard/severity.hpp"
@@ -39,18 +39,27 @@ class global_verdicts {
   void record(const key& k, pushed v);
 
   bool has_waiting() const { return !waiting_.empty(); }
+  // The swarm completed (swarm_complete): every verdict is lifted, waiting nudges dropped.
+  void clear() {
+    active_.clear();
+    waiting_.clear();
+    critical_ = 0;
+  }
   // The verdict at event `index`: adds to its local `detections` (sorted strongest first; their
   // action `local`) the detection of the verdict the judged call matches, if any (critical_match),
   // and one per waiting nudge, which are then delivered. Returns the verdict's action: the one
   // its first detection calls for. At an equal level the matched verdict goes before the local
   // detections (it rejects when `rejects`: the reject_at_critical setting), the nudges after
   // them (they never reject).
-  action merge(std::vector<detection>& detections, std::size_t index,
-               const std::optional<key>& match, action local, bool rejects);
+  action merge(std::vector<detection>& detections, std::size_t index, const key* match,
+               action local, bool rejects);
 
   // The verdict a call with these fingerprints runs into: an active one of level critical or
-  // above for its exact or its structural fingerprint (the stronger; exact on a tie).
-  std::optional<key> critical_match(std::uint64_t exact, std::uint64_t structural) const;
+  // above for its exact or its structural fingerprint (the stronger; exact on a tie); nullptr
+  // when there is none. Valid until the next record(). Costs a comparison when none is active.
+  const key* critical_match(std::uint64_t exact, std::uint64_t structural) const {
+    return critical_ == 0 ? nullptr : find_critical(exact, structural);
+  }
   // The detection of an active verdict, at event `index`.
   detection detection_of(const key& k, std::size_t index) const;
 
@@ -68,7 +77,8 @@ class global_verdicts {
   // Appends one detection per waiting nudge, in the order they came, and forgets them; the
   // nudge of `except` (the verdict a matching call carries already) is forgotten without one.
   void deliver(std::vector<detection>& out, std::size_t index, const key* except);
-  const entry* find(const char* kind, std::uint64_t fingerprint) const;
+  const std::pair<const key, entry>* find(const char* kind, std::uint64_t fingerprint) const;
+  const key* find_critical(std::uint64_t exact, std::uint64_t structural) const;
   void lift(const key& k);
 
   std::unordered_map<key, entry, key_hash> active_;

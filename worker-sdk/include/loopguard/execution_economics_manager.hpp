@@ -91,10 +91,13 @@ class ExecutionEconomicsManager {
   // or above is active for its (kind, fingerprint), a call with that exact or structural
   // fingerprint is rejected with the daemon's message; level none lifts it. Not an event.
   void on_swarm_verdict(const protocol::verdict& pushed);
+  // The daemon said the swarm's task is done (swarm_complete): every swarm verdict is lifted
+  // and any nudge of one not yet delivered is dropped.
+  void on_swarm_complete();
 
-  // Judged calls go to `f` (docs/sdk.md, "Judged calls"): a call when its result arrives, a call
-  // that never got one when a later call follows a result or text, a refused call at once.
-  // Without a sink nothing is kept.
+  // Judged calls go to `f` (docs/sdk.md, "Judged calls"), each once: a call when its result
+  // arrives; a call without one at the next call after a result or text (or by flush_calls());
+  // a refused call at once. Without a sink nothing is kept. `f` must not call the manager.
   void set_call_sink(call_sink f);
   // Sends every call still waiting for its result to the sink, without a result.
   void flush_calls();

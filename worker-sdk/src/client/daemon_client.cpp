@@ -158,7 +158,9 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
   std::chrono::steady_clock::time_point last_write{};
   std::minstd_rand rng;
   std::atomic<bool> wake_pending{false};
-  std::atomic<bool> has_verdicts{false};  // inbox is not empty: take_verdicts() needs the lock
+  std::atomic<bool> has_verdicts{false};
+  std::atomic<bool> completed{false};  // a swarm_complete came since take_swarm_complete()  //
+                                       // inbox is not empty: take_verdicts() needs the lock
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -355,6 +357,9 @@ void daemon_client::impl::handle(const protocol::message& m) {
     inbox.push_back(*v);
     has_verdicts = true;
     ++stats.verdicts;
+  } else if (std::holds_alternative<protocol::swarm_complete>(m)) {
+    inbox.clear();  // the verdicts before the completion are void
+    completed = true;
   }
   cv.notify_all();
 }
@@ -534,6 +539,10 @@ std::vector<protocol::verdict> daemon_client::take_verdicts() {
                                      std::make_move_iterator(impl_->inbox.end()));
   impl_->inbox.clear();
   return out;
+}
+
+bool daemon_client::take_swarm_complete() {
+  return impl_->completed.exchange(false);
 }
 
 bool daemon_client::wait_acknowledged(std::uint64_t seq, std::chrono::milliseconds timeout) {

@@ -21,6 +21,7 @@ struct swarm_worker::impl {
   // this event carries them.
   void before() {
     if (!client) return;
+    if (client->take_swarm_complete()) manager.on_swarm_complete();
     for (const auto& v : client->take_verdicts()) manager.on_swarm_verdict(v);
   }
 

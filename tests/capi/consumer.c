@@ -101,6 +101,10 @@ static void test_bad_config(void) {
   g = lg_create("{not json", &error);
   CHECK(g == NULL && error != NULL && valid_utf8(error));
   lg_free(error);
+  error = NULL;
+  g = lg_create("{\"bad \xFF key\": 1}", &error); /* the message names it, as valid UTF-8 */
+  CHECK(g == NULL && error != NULL && valid_utf8(error) && strstr(error, "bad ") != NULL);
+  lg_free(error);
   g = lg_create("{\"no_such_key\": 1}", NULL); /* no error wanted: still NULL, no crash */
   CHECK(g == NULL);
   g = lg_create("{\"preset\": \"aggressive\"}", &error);

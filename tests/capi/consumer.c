@@ -167,7 +167,7 @@ static void test_bad_connect(void) {
   lg_guard* g = lg_create(NULL, NULL);
   char* error = NULL;
   CHECK(lg_connect(g, "http://nowhere", "swarm", "w1", NULL, &error) == -1);
-  CHECK(error != NULL && strstr(error, "lg_connect: ") == error && valid_utf8(error));
+  CHECK(error != NULL && strstr(error, "lg_connect: url: ") == error && valid_utf8(error));
   if (error) printf("bad connect: %s\n", error);
   lg_free(error);
   lg_destroy(g);

@@ -35,7 +35,7 @@ status check_sizes(const client_options& o) {
 }  // namespace
 
 status validate(const client_options& o) {
-  if (auto u = client::parse_daemon_url(o.url); !u) return u.error().with_context("url");
+  if (auto u = client::parse_daemon_url(o.url); !u) return u.error().with_context("url: ");
   for (const auto& [field, value] :
        {std::pair<std::string_view, const std::string&>{"swarm", o.swarm}, {"worker", o.worker}}) {
     if (status s = check_name(field, value); !s.ok()) return s;

@@ -134,6 +134,44 @@ std::vector<delivery> printed_deliveries(const std::string& out) {
   return got;
 }
 
+// A port nobody listens on now.
+unsigned short unused_port(const test::temp_dir& dir) {
+  daemon_process probe(dir.file(""), dir.file("probe.db"));
+  REQUIRE(probe.port() != 0);
+  return probe.port();
+}
+
+// A token file holding "right-token", readable by its owner only (as loopguardd demands).
+std::string token_file(const test::temp_dir& dir) {
+  const std::string path = dir.file("token");
+  { std::ofstream(path) << "right-token\n"; }
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  return path;
+}
+
+struct refusal {
+  std::vector<std::string> command;
+  std::string first_line_start;  // the one line on stderr starts so
+};
+
+// Commands that must fail with exit 2 and one line: `guarded` requires "right-token".
+std::vector<refusal> refusal_cases(const std::string& unreachable, const std::string& guarded,
+                                   const std::string& trace) {
+  return {
+      {{"replay", "--daemon", unreachable, "--timeout", "1", trace},
+       "loopguard replay: cannot reach the daemon at " + unreachable + " within 1 s: "},
+      {{"replay", "--daemon", guarded, "--token", "wrong", trace},
+       "loopguard replay: the daemon at " + guarded + " refused the connection: unauthorized: "},
+      {{"replay", "--daemon", "http://127.0.0.1:7070", trace},
+       "loopguard replay: --daemon: url: expected ws://HOST:PORT"},
+      {{"simulate", "--daemon", unreachable, "--timeout", "1", "--workers", "2", "--stuck", "1"},
+       "loopguard simulate: cannot reach the daemon at " + unreachable + " within 1 s: "},
+      {{"simulate", "--daemon", guarded, "--workers", "2", "--stuck", "1"},
+       "loopguard simulate: the daemon at " + guarded + " refused the connection: unauthorized: "},
+  };
+}
+
 }  // namespace
 
 TEST_SUITE("cli_daemon") {
@@ -223,41 +261,17 @@ TEST_SUITE("cli_daemon") {
   TEST_CASE("an unreachable daemon, a wrong token or a bad URL: exit 2 and one line" *
             doctest::timeout(60)) {
     test::temp_dir dir;
-    unsigned short gone = 0;
-    {  // a port nobody listens on now
-      daemon_process probe(dir.file(""), dir.file("probe.db"));
-      REQUIRE(probe.port() != 0);
-      gone = probe.port();
-    }
-    const std::string token_file = dir.file("token");
-    { std::ofstream(token_file) << "right-token\n"; }
-    std::filesystem::permissions(
-        token_file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-    daemon_process d(dir.file(""), dir.file("lg.db"), {"--token-file", token_file});
+    const std::string unreachable = "ws://127.0.0.1:" + std::to_string(unused_port(dir));
+    daemon_process d(dir.file(""), dir.file("lg.db"), {"--token-file", token_file(dir)});
     REQUIRE_MESSAGE(d.port() != 0, d.log());
     const std::string trace = kData + "/traces/swarm-global-doom-loop.jsonl";
-    const std::string unreachable = "ws://127.0.0.1:" + std::to_string(gone);
-    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"replay", "--daemon", unreachable, "--timeout", "1", trace},
-         "loopguard replay: cannot reach the daemon at " + unreachable + " within 1 s: "},
-        {{"replay", "--daemon", url_of(d), "--token", "wrong", trace},
-         "loopguard replay: the daemon at " + url_of(d) +
-             " refused the connection: unauthorized: "},
-        {{"replay", "--daemon", "http://127.0.0.1:7070", trace},
-         "loopguard replay: --daemon: url: expected ws://HOST:PORT"},
-        {{"simulate", "--daemon", unreachable, "--timeout", "1", "--workers", "2", "--stuck", "1"},
-         "loopguard simulate: cannot reach the daemon at " + unreachable + " within 1 s: "},
-        {{"simulate", "--daemon", url_of(d), "--workers", "2", "--stuck", "1"},
-         "loopguard simulate: the daemon at " + url_of(d) +
-             " refused the connection: unauthorized: "},
-    };
-    for (const auto& [command, start] : cases) {
-      CAPTURE(command[0]);
-      CAPTURE(command[2]);
-      const cli_result r = run_loopguard(dir.file(""), command, 30s);
+    for (const auto& c : refusal_cases(unreachable, url_of(d), trace)) {
+      CAPTURE(c.command[0]);
+      CAPTURE(c.command[2]);
+      const cli_result r = run_loopguard(dir.file(""), c.command, 30s);
       CHECK(r.exit == 2);
       CHECK(r.out.empty());
-      CHECK(r.err.rfind(start, 0) == 0);
+      CHECK(r.err.rfind(c.first_line_start, 0) == 0);
       CHECK(lines_of(r.err).size() == 1);
     }
     const cli_result ok = run_loopguard(

@@ -154,6 +154,7 @@ void websocket_session::on_hello(protocol::hello&& m) {
   protocol::welcome w;
   w.last_ack = ctx_->service.durable_seq(*id_);
   w.max_frame = ctx_->limits.max_frame;
+  w.features = ctx_->features;
   acked_ = w.last_ack;
   queue(frame_of(w));
 }

@@ -11,10 +11,10 @@ namespace beast = boost::beast;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-ws_client::ws_client(unsigned short port) : ws_(ioc_) {
+ws_client::ws_client(unsigned short port, const std::string& target) : ws_(ioc_) {
   beast::get_lowest_layer(ws_).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
   beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true));
-  ws_.handshake("127.0.0.1:" + std::to_string(port), "/ws");
+  ws_.handshake("127.0.0.1:" + std::to_string(port), target);
   do_read();
   thread_ = std::thread([this] { ioc_.run(); });
 }

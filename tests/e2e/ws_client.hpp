@@ -21,8 +21,8 @@ namespace loopguard::test {
 
 class ws_client {
  public:
-  // Connects and completes the handshake; throws on failure.
-  explicit ws_client(unsigned short port);
+  // Connects and completes the handshake on `target` (e.g. "/ws?swarm=s"); throws on failure.
+  explicit ws_client(unsigned short port, const std::string& target = "/ws");
   ~ws_client();
   ws_client(const ws_client&) = delete;
   ws_client& operator=(const ws_client&) = delete;

@@ -151,3 +151,20 @@ int http_get(unsigned short port, const std::string& target, std::string& body) 
 }
 
 }  // namespace loopguard::test
+
+namespace loopguard::test {
+
+int try_upgrade(unsigned short port, const std::string& target, std::string& body) {
+  net::io_context ioc;
+  beast::websocket::stream<beast::tcp_stream> ws(ioc);
+  beast::get_lowest_layer(ws).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+  beast::websocket::response_type res;
+  beast::error_code ec;
+  ws.handshake(res, "127.0.0.1:" + std::to_string(port), target, ec);
+  body = res.body();
+  beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ec);
+  return static_cast<int>(res.result_int());
+}
+
+}  // namespace loopguard::test

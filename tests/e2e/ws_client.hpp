@@ -66,6 +66,10 @@ class ws_client {
   std::thread thread_;
 };
 
+// A WebSocket upgrade request on `target`, then closes: the HTTP status of the answer (101 when
+// the upgrade was accepted) and its body.
+int try_upgrade(unsigned short port, const std::string& target, std::string& body);
+
 // One blocking HTTP GET against loopback; returns the status and the body.
 int http_get(unsigned short port, const std::string& target, std::string& body);
 

@@ -261,8 +261,10 @@ void daemon_client::impl::on_connected(const std::shared_ptr<connection>& c, bea
   t.idle_timeout = websocket::stream_base::none();  // the heartbeat finds a dead peer
   t.keep_alive_pings = false;
   c->ws.set_option(t);
-  c->ws.control_callback([c](websocket::frame_type, beast::string_view) {
-    c->last_received = std::chrono::steady_clock::now();
+  // A raw pointer: the callback lives inside c->ws, so it never outlives the connection, and a
+  // shared_ptr here would be a cycle (connection -> stream -> callback -> connection): a leak.
+  c->ws.control_callback([raw = c.get()](websocket::frame_type, beast::string_view) {
+    raw->last_received = std::chrono::steady_clock::now();
   });
   c->ws.async_handshake(
       url.host_header(), url.target(options.swarm),

@@ -66,6 +66,7 @@ struct file_result {
   std::vector<replay_line> lines;
   bool terminated = false;
   std::size_t events = 0;
+  std::size_t lifted = 0;  // global verdicts lifted (not output lines)
 };
 
 file_result replay_trace(const trace& tr, const manager_config& config) {
@@ -98,7 +99,9 @@ file_result replay_trace(const trace& tr, const manager_config& config) {
       out.lines.push_back({i, ev.worker, ev.swarm, std::move(d)});
     }
     if (v.action == action::terminate) out.terminated = true;
-    for (detection& d : swarms.on_event(i)) {
+    auto swarm_step = swarms.on_event(i);
+    out.lifted += swarm_step.lifted.size();
+    for (detection& d : swarm_step.detections) {
       out.lines.push_back({i, ev.worker, ev.swarm, std::move(d)});
     }
   }
@@ -130,6 +133,17 @@ std::string check_expectation(const trace& tr, const file_result& r) {
   return "";
 }
 
+// One line per file on stderr: events, detections per detector, lifted global verdicts.
+void print_summary(const std::string& file, const file_result& r) {
+  std::map<std::string, int> by_detector;
+  for (const auto& l : r.lines) ++by_detector[std::string(to_string(l.det.detector))];
+  std::cerr << file << ": " << r.events << " events, " << r.lines.size() << " detections";
+  for (const auto& [d, n] : by_detector) std::cerr << ' ' << d << '=' << n;
+  if (r.lifted > 0) std::cerr << ", global verdicts lifted: " << r.lifted;
+  if (r.terminated) std::cerr << " (the run would have been terminated)";
+  std::cerr << '\n';
+}
+
 result<manager_config> load_config(const options& o) {
   if (o.config_file.empty()) {
     auto p = preset(o.preset_name);
@@ -155,57 +169,55 @@ result<manager_config> load_config(const options& o) {
   return config;
 }
 
+struct run_totals {
+  int passed = 0, failed = 0;
+  bool bad_input = false, terminated = false;
+};
+
+// Replays one file: its lines (or its PASS/FAIL line with --expect) and its summary.
+void replay_file(const options& o, const std::string& path, const manager_config& config,
+                 run_totals& totals) {
+  const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
+  const auto loaded_trace = load_trace(path);
+  if (!loaded_trace) {
+    const std::string err = utf8::repair(loaded_trace.error().message());
+    std::cerr << "loopguard replay: " << err << '\n';
+    totals.bad_input = true;
+    if (o.expect) {
+      std::cout << "FAIL " << file << ": " << err << '\n';
+      ++totals.failed;
+    }
+    return;
+  }
+  const trace& tr = *loaded_trace;
+  const file_result r = replay_trace(tr, config);
+  totals.terminated = totals.terminated || r.terminated;
+  if (o.expect) {
+    const std::string why = check_expectation(tr, r);
+    std::cout << (why.empty() ? "PASS " : "FAIL ") << file << (why.empty() ? "" : ": ") << why
+              << '\n';
+    ++(why.empty() ? totals.passed : totals.failed);
+  } else {
+    std::string out;
+    for (const auto& l : r.lines) out += to_line(file, l);
+    std::cout << out;
+  }
+  print_summary(file, r);
+}
+
 int run(const options& o) {
   const auto loaded = load_config(o);
   if (!loaded) {
     std::cerr << "loopguard replay: " << utf8::repair(loaded.error().message()) << '\n';
     return kExitBadInput;
   }
-  const manager_config& config = *loaded;
-  int passed = 0, failed = 0;
-  bool bad_input = false, terminated = false;
-  for (const auto& path : o.files) {
-    const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
-    const auto loaded_trace = load_trace(path);
-    if (!loaded_trace) {
-      const std::string err = utf8::repair(loaded_trace.error().message());
-      std::cerr << "loopguard replay: " << err << '\n';
-      bad_input = true;
-      if (o.expect) {
-        std::cout << "FAIL " << file << ": " << err << '\n';
-        ++failed;
-      }
-      continue;
-    }
-    const trace& tr = *loaded_trace;
-    const file_result r = replay_trace(tr, config);
-    terminated = terminated || r.terminated;
-    if (o.expect) {
-      const std::string why = check_expectation(tr, r);
-      if (why.empty()) {
-        std::cout << "PASS " << file << '\n';
-        ++passed;
-      } else {
-        std::cout << "FAIL " << file << ": " << why << '\n';
-        ++failed;
-      }
-    } else {
-      std::string out;
-      for (const auto& l : r.lines) out += to_line(file, l);
-      std::cout << out;
-    }
-    std::map<std::string, int> by_detector;
-    for (const auto& l : r.lines) ++by_detector[std::string(to_string(l.det.detector))];
-    std::cerr << file << ": " << r.events << " events, " << r.lines.size() << " detections";
-    for (const auto& [d, n] : by_detector) std::cerr << ' ' << d << '=' << n;
-    if (r.terminated) std::cerr << " (the run would have been terminated)";
-    std::cerr << '\n';
-  }
-  if (o.expect) std::cout << passed << " passed, " << failed << " failed\n";
+  run_totals totals;
+  for (const auto& path : o.files) replay_file(o, path, *loaded, totals);
+  if (o.expect) std::cout << totals.passed << " passed, " << totals.failed << " failed\n";
   std::cout.flush();
-  if (bad_input) return kExitBadInput;
-  if (o.expect && failed > 0) return kExitExpectFailed;
-  if (o.fail_on_terminate && terminated) return kExitTerminated;
+  if (totals.bad_input) return kExitBadInput;
+  if (o.expect && totals.failed > 0) return kExitExpectFailed;
+  if (o.fail_on_terminate && totals.terminated) return kExitTerminated;
   return 0;
 }
 

@@ -38,7 +38,7 @@ struct swarm_replay::impl {
     }
   }
 
-  std::vector<detection> apply(std::size_t call_index, std::size_t result_index) {
+  step apply(std::size_t call_index, std::size_t result_index) {
     const trace_event& call = tr.events[call_index];
     const call_fingerprint cfp = fp.of_call(call.tool, call.args);
     daemon::swarm_event e;
@@ -54,8 +54,12 @@ struct swarm_replay::impl {
       e.ok = at.ok;
       e.result = fp.of_result(at.ok, at.output);
     }
-    std::vector<detection> out;
-    for (const auto& v : state.apply(e)) {
+    step out;
+    for (auto& v : state.apply(e)) {
+      if (v.level == severity::none) {
+        out.lifted.push_back(std::move(v));
+        continue;
+      }
       detection d;
       d.detector = detector_id::global;
       d.level = v.level;
@@ -64,7 +68,7 @@ struct swarm_replay::impl {
       d.loop_start = call_index;
       d.tool = v.tool;
       d.message = v.message;
-      out.push_back(std::move(d));
+      out.detections.push_back(std::move(d));
     }
     return out;
   }
@@ -80,7 +84,7 @@ swarm_replay::swarm_replay(const manager_config& config, const trace& tr)
     : impl_(std::make_unique<impl>(config, tr)) {}
 swarm_replay::~swarm_replay() = default;
 
-std::vector<detection> swarm_replay::on_event(std::size_t index) {
+swarm_replay::step swarm_replay::on_event(std::size_t index) {
   const trace_event& ev = impl_->tr.events[index];
   if (ev.kind == event_kind::tool_call && !impl_->answered[index]) {
     return impl_->apply(index, index);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "loopguard/config.hpp"
+#include "loopguard/protocol.hpp"
 #include "loopguard/status.hpp"
 #include "loopguard/trace.hpp"
 #include "loopguard/verdict.hpp"
@@ -19,9 +20,17 @@ class swarm_replay {
   swarm_replay(const manager_config& config, const trace& tr);
   ~swarm_replay();
 
-  // Global detections caused by trace event `index`. A call is judged with its result, at the
-  // result's event; a call whose result is not in the recording is judged when it is made.
-  std::vector<detection> on_event(std::size_t index);
+  // What trace event `index` caused in the swarm state. A call is judged with its result, at
+  // the result's event; a call whose result is not in the recording is judged when it is made.
+  struct step {
+    // Global detections (warn, critical): replay's output lines, detector global.
+    std::vector<detection> detections;
+    // Verdicts lifted at this event (level none: their counted calls fell below their level),
+    // in the order the daemon sends them, before this event's detections. Not replay's output
+    // (its severities are warn, critical, terminate); what a daemon run is compared with.
+    std::vector<protocol::verdict> lifted;
+  };
+  step on_event(std::size_t index);
 
   // Checks the configuration's "swarm" object.
   static status validate(const manager_config& config);

@@ -35,6 +35,11 @@ struct daemon_metrics {
   void observe_checkpoint(double seconds, std::uint64_t rows);
   // The text exposition; `state` supplies the evictions and fingerprint gauges.
   std::string render(const state_counters& state) const;
+
+ private:
+  void render_connections(std::string& out) const;
+  void render_state(std::string& out, const state_counters& state) const;
+  void render_checkpoints(std::string& out) const;
 };
 
 }  // namespace loopguard::daemon

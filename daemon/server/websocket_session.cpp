@@ -168,6 +168,19 @@ void websocket_session::on_hello(protocol::hello&& m) {
   w.features = ctx_->features;
   acked_ = w.last_ack;
   queue(frame_of(w));
+  if (ctx_->has(protocol::features::active_verdicts)) send_active_verdicts();
+}
+
+// What the worker missed while away: the swarm's active verdicts, oldest first, right after the
+// welcome. A verdict declared meanwhile may also arrive as a push: verdicts are idempotent.
+void websocket_session::send_active_verdicts() {
+  auto active =
+      ctx_->service.read([&](const shared_economics_state& s) { return s.verdicts(id_->swarm); });
+  // Leave room in the send queue: beyond half of it only the newest are sent.
+  const std::size_t room = ctx_->limits.max_send_queue / 2;
+  const std::size_t skip = active.size() > room ? active.size() - room : 0;
+  for (std::size_t i = skip; i < active.size(); ++i) queue(frame_of(active[i]));
+  ctx_->metrics.verdicts_pushed += active.size() - skip;
 }
 
 void websocket_session::on_events(const protocol::events& m) {

@@ -46,6 +46,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void handle_frame(std::string_view bytes, bool text);
   void on_hello(protocol::hello&& m);
   std::optional<protocol::error> refuse_hello(const protocol::hello& m) const;
+  void send_active_verdicts();
   void on_events(const protocol::events& m);
   void on_gap(const protocol::gap& m);
   void on_complete(const protocol::swarm_complete& m);

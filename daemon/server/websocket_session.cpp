@@ -131,6 +131,8 @@ void websocket_session::handle(protocol::message&& m) {
   if (auto* e = std::get_if<protocol::events>(&m)) return on_events(*e);
   if (auto* g = std::get_if<protocol::gap>(&m)) return on_gap(*g);
   if (auto* c = std::get_if<protocol::swarm_complete>(&m)) return on_complete(*c);
+  auto* d = std::get_if<protocol::detection>(&m);
+  if (d && ctx_->has(protocol::features::detections)) return on_detection(std::move(*d));
   fail_with({std::string(protocol::codes::bad_message),
              "a worker may not send " + std::string(type_name(m))},
             close_code::policy_error);
@@ -217,8 +219,14 @@ void websocket_session::on_complete(const protocol::swarm_complete& m) {
                      close_code::policy_error);
   }
   (void)ctx_->service.complete(id_->swarm);  // a swarm with no state here is not an error
+  ctx_->detections.forget(id_->swarm);
   ++ctx_->metrics.swarms_completed;
   ctx_->broadcast(id_->swarm, frame_of(protocol::swarm_complete{id_->swarm}));
+}
+
+void websocket_session::on_detection(protocol::detection&& m) {
+  ++ctx_->metrics.detections_reported;
+  ctx_->detections.add(id_->swarm, id_->worker, std::move(m));
 }
 
 void websocket_session::on_durable(std::uint64_t epoch) {

@@ -50,6 +50,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void on_events(const protocol::events& m);
   void on_gap(const protocol::gap& m);
   void on_complete(const protocol::swarm_complete& m);
+  void on_detection(protocol::detection&& m);
   void acknowledge(std::uint64_t durable_epoch);
   void queue(std::shared_ptr<const std::string> frame);
   void do_write();

@@ -41,6 +41,9 @@ void daemon_metrics::render_connections(std::string& out) const {
          "Connections refused for the connection limit.", connections_refused.load());
   metric(out, "loopguard_errors_sent_total", "counter", "Error messages sent to workers.",
          errors_sent.load());
+  metric(out, "loopguard_local_detections_total", "counter",
+         "Local detections workers reported (informational, not counted).",
+         detections_reported.load());
 }
 
 void daemon_metrics::render_state(std::string& out, const state_counters& state) const {

@@ -25,6 +25,7 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> verdicts_pushed{0};  // messages queued to workers
   std::atomic<std::uint64_t> errors_sent{0};
   std::atomic<std::uint64_t> swarms_completed{0};
+  std::atomic<std::uint64_t> detections_reported{0};  // `detection` messages accepted
   std::atomic<std::uint64_t> checkpoints{0};
   std::atomic<std::uint64_t> checkpoint_failures{0};
   std::atomic<std::uint64_t> checkpoint_rows{0};

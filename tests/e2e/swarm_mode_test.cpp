@@ -223,4 +223,59 @@ TEST_SUITE("e2e swarm mode") {
     REQUIRE(test::http_get(d.port(), "/metrics", metrics) == 200);
     CHECK(metrics.find("loopguard_verdicts_lifted_total 2\n") != std::string::npos);
   }
+
+  TEST_CASE("detection messages: shown per worker in the API with the feature, refused without" *
+            doctest::timeout(30)) {
+    const json detection{{"type", "detection"},
+                         {"detector", "exact"},
+                         {"level", "critical"},
+                         {"count", 5},
+                         {"tool", "bash"},
+                         {"message", "stop"},
+                         {"t", 12.5}};
+    test::temp_dir dir;
+    {
+      daemon_process d(dir.file(""), dir.file("a.db"));
+      REQUIRE_MESSAGE(d.port() != 0, d.log());
+      ws_client a(d.port(), "/ws?swarm=s"), b(d.port(), "/ws?swarm=s");
+      REQUIRE(a.hello("s", "a", "i") == 0u);
+      REQUIRE(b.hello("s", "b", "i") == 0u);
+      a.send(dead_end(1, 1, 1));
+      REQUIRE(a.wait_ack(1, 5s));
+      b.send(detection);
+      b.send(dead_end(1, 1, 2));  // processed after the detection, on the same connection
+      REQUIRE(b.wait_ack(1, 5s));
+      const auto detail = get_json(d.port(), "/api/swarms/s");
+      CHECK(detail["worker_names"] == json{"a", "b"});
+      REQUIRE(detail["workers"].size() == 2);
+      CHECK(detail["workers"][0] == json{{"name", "a"},
+                                         {"detections", 0},
+                                         {"detection_counts", json::object()},
+                                         {"last_detections", json::array()}});
+      const json& w = detail["workers"][1];
+      CHECK(w["name"] == "b");
+      CHECK(w["detections"] == 1);
+      CHECK(w["detection_counts"] == json{{"exact", {{"critical", 1}}}});
+      REQUIRE(w["last_detections"].size() == 1);
+      CHECK(w["last_detections"][0] == json{{"detector", "exact"},
+                                            {"level", "critical"},
+                                            {"count", 5},
+                                            {"tool", "bash"},
+                                            {"message", "stop"},
+                                            {"t", 12.5}});
+      std::string metrics;
+      REQUIRE(test::http_get(d.port(), "/metrics", metrics) == 200);
+      CHECK(metrics.find("loopguard_local_detections_total 1\n") != std::string::npos);
+    }
+    daemon_process d(dir.file(""), dir.file("b.db"), {"--protocol-features", "none"});
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    ws_client c(d.port());
+    REQUIRE(c.hello("s", "c", "i") == 0u);
+    c.send(detection);
+    const auto e = c.next_of("error", 5s);
+    REQUIRE(e);
+    CHECK((*e)["code"] == "bad_message");
+    CHECK((*e)["message"] == "a worker may not send detection");
+    CHECK(c.wait_closed(5s) == 1008);
+  }
 }

@@ -114,9 +114,13 @@ void websocket_session::handle_frame(std::string_view bytes, bool text) {
   }();
   if (!m) {
     const status& e = m.error();
-    return fail_with({e.code(), e.message()}, e.code() == protocol::codes::batch_too_large
-                                                  ? close_code::too_big
-                                                  : close_code::policy_error);
+    protocol::error out{e.code(), e.message()};
+    // An error about one event of a batch names it, so the worker can drop just that event.
+    if (ctx_->has(protocol::features::error_seq)) {
+      out.seq = protocol::failed_event_seq(bytes, !text, e);
+    }
+    return fail_with(out, e.code() == protocol::codes::batch_too_large ? close_code::too_big
+                                                                       : close_code::policy_error);
   }
   handle(std::move(*m));
 }

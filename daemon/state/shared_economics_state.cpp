@@ -101,9 +101,14 @@ std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& 
   // The structural form groups at least the calls the exact one does; at the same level the
   // exact verdict says it more precisely, so one nudge is enough.
   const bool both = v2 && !(v1 && v1->level == v2->level);
-  if (v1) out.push_back(std::move(*v1));
-  if (both) out.push_back(std::move(*v2));
-  verdicts_ += (v1 ? 1 : 0) + (both ? 1 : 0);
+  if (v1) {
+    out.push_back(std::move(*v1));
+    ++verdicts_;
+  }
+  if (both) {
+    out.push_back(std::move(*v2));
+    ++verdicts_;
+  }
   return out;
 }
 

@@ -2,8 +2,8 @@
 // test): 8 workers of one swarm send batches of 32 events; a rotating set of dead ends is
 // declared, and as the swarm clock moves on, their calls leave the window.
 //
-//   valgrind --tool=callgrind \
-//     --toggle-collect='loopguard::daemon::swarm_service::ingest*' \
+//   valgrind --tool=callgrind
+//     --toggle-collect='loopguard::daemon::swarm_service::ingest*'
 //     build/daemon_tests -tc='ingest workload: *'
 #include <doctest/doctest.h>
 
@@ -17,7 +17,7 @@ using namespace loopguard::daemon;
 
 namespace {
 
-constexpr int kWorkers = 8;
+constexpr std::size_t kWorkers = 8;
 constexpr std::size_t kBatch = 32;
 constexpr std::size_t kEvents = 60000;
 
@@ -41,10 +41,11 @@ workload_result run_workload(state_options options = {}) {
   workload_result out;
   std::vector<protocol::event> batch;
   for (std::size_t i = 0; i < kEvents;) {
-    const auto w = static_cast<int>((i / kBatch) % kWorkers);
+    const std::size_t w = (i / kBatch) % kWorkers;
     batch.clear();
     for (std::size_t k = 0; k < kBatch; ++k, ++i) batch.push_back(workload_event(rng, i, ++seq[w]));
-    for (const auto& v : svc.ingest({"s", test::worker_name(w), "i"}, batch).verdicts) {
+    const worker_identity id{"s", test::worker_name(static_cast<long>(w)), "i"};
+    for (const auto& v : svc.ingest(id, batch).verdicts) {
       ++(v.level == severity::none ? out.lifted : out.verdicts);
     }
   }

@@ -278,4 +278,36 @@ TEST_SUITE("e2e swarm mode") {
     CHECK((*e)["message"] == "a worker may not send detection");
     CHECK(c.wait_closed(5s) == 1008);
   }
+
+  TEST_CASE("an error about one event of a batch carries its seq; without error_seq it does not" *
+            doctest::timeout(30)) {
+    protocol::events b;
+    for (std::uint64_t s = 1; s <= 3; ++s) b.items.push_back(test::wire_event(s, 1, 1.0));
+    b.items[1].tool = std::string(protocol::kMaxToolBytes + 1, 'x');
+    test::temp_dir dir;
+    for (const bool with : {true, false}) {
+      CAPTURE(with);
+      daemon_process d(dir.file(""), dir.file(with ? "a.db" : "b.db"),
+                       {"--protocol-features", with ? "error_seq" : "none"});
+      REQUIRE_MESSAGE(d.port() != 0, d.log());
+      ws_client c(d.port());
+      REQUIRE(c.hello("s", "w", "i") == 0u);
+      c.send(protocol::serialize(b));
+      auto e = c.next_of("error", 5s);
+      REQUIRE(e);
+      CHECK((*e)["code"] == "bad_message");
+      CHECK((*e)["message"].get<std::string>().starts_with("events[1].tool: "));
+      CHECK(e->contains("seq") == with);
+      if (with) CHECK((*e)["seq"] == 2);
+      CHECK(c.wait_closed(5s) == 1008);
+      ws_client bin(d.port());
+      REQUIRE(bin.hello("s", "w2", "i") == 0u);
+      bin.send(protocol::encode_binary(b), /*binary=*/true);
+      e = bin.next_of("error", 5s);
+      REQUIRE(e);
+      CHECK((*e)["message"] == "binary batch: event 1 is truncated or too long");
+      CHECK(e->contains("seq") == with);
+      if (with) CHECK((*e)["seq"] == 2);
+    }
+  }
 }

@@ -195,6 +195,13 @@ TEST_SUITE("e2e swarm mode") {
     CHECK((*v)["fingerprint"] == "000000000000002a");
     CHECK((*v)["level"] == "warn");
     CHECK(get_json(d.port(), "/api/swarms/s")["verdicts"].size() == 2);
+    // The restored daemon lifts them as the uninterrupted one would.
+    REQUIRE(a.next_of("verdict", 5s));  // the structural one of the list after the welcome
+    a.send(dead_end(6, 6, 99, 5000.0));
+    const auto lifted = a.next_of("verdict", 5s);
+    REQUIRE(lifted);
+    CHECK((*lifted)["level"] == "none");
+    CHECK((*lifted)["fingerprint"] == "000000000000002a");
   }
 
   TEST_CASE("lifting by time sends level none to the connected workers" * doctest::timeout(30)) {

@@ -10,5 +10,6 @@ namespace loopguard::cli {
 void add_fingerprint_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
 void add_similarity_command(CLI::App& app);
+void add_simulate_command(CLI::App& app);
 
 }  // namespace loopguard::cli

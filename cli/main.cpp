@@ -1,4 +1,4 @@
-// `loopguard`: replay recorded runs, fingerprint, similarity.
+// `loopguard`: replay recorded runs, fingerprint, similarity, simulate a swarm.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   loopguard::cli::add_fingerprint_command(app);
   loopguard::cli::add_replay_command(app);
   loopguard::cli::add_similarity_command(app);
+  loopguard::cli::add_simulate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,18 +1,19 @@
 // `loopguard replay`: what Loopguard would have said, event by event, over recorded runs
 // (docs/trace-format.md). Every worker gets its own manager; detections go to stdout as JSON
-// Lines, a summary to stderr.
+// Lines, a summary to stderr. With --daemon the global detections come from a real loopguardd
+// (daemon_replay) instead of the offline swarm state.
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <sstream>
 
 #include "commands.hpp"
-#include "loopguard/canonical_json.hpp"
-#include "loopguard/execution_economics_manager.hpp"
+#include "daemon_replay.hpp"
 #include "loopguard/json_input.hpp"
 #include "loopguard/presets.hpp"
 #include "loopguard/utf8.hpp"
 #include "replay_swarm.hpp"
+#include "replay_trace.hpp"
 #include "trace_file.hpp"
 
 namespace loopguard::cli {
@@ -26,87 +27,17 @@ struct options {
   std::string config_file;
   bool expect = false;
   bool fail_on_terminate = false;
+  std::string daemon_url, token;
+  double timeout_seconds = 10;
+  bool deliveries = false;
   std::vector<std::string> files;
 };
 
-struct replay_line {
-  std::size_t event;
-  std::string worker, swarm;
-  detection det;
+// What one file contributed to the exit status.
+struct file_outcome {
+  bool passed = false, failed = false, bad_input = false, terminated = false;
+  bool daemon_failed = false;  // stop: the daemon is gone or refused the connection
 };
-
-struct worker_run {
-  explicit worker_run(const manager_config& c) : manager(c) {}
-  ExecutionEconomicsManager manager;
-  std::vector<std::size_t> trace_index;  // manager event index -> trace event index
-};
-
-std::string to_line(const std::string& file, const replay_line& l) {
-  std::string out = "{\"trace\":";
-  append_json_string(out, file);
-  out += ",\"event\":" + std::to_string(l.event) + ",\"worker\":";
-  append_json_string(out, l.worker);
-  out += ",\"swarm\":";
-  append_json_string(out, l.swarm);
-  out += ",\"detector\":";
-  append_json_string(out, to_string(l.det.detector));
-  out += ",\"severity\":";
-  append_json_string(out, to_string(l.det.level));
-  out += ",\"count\":" + std::to_string(l.det.count) + ",\"message\":";
-  append_json_string(out, l.det.message);
-  char conf[32];
-  std::snprintf(conf, sizeof conf, "%.2f", l.det.confidence);
-  out += ",\"confidence\":";
-  out += conf;
-  out += ",\"loop_start\":" + std::to_string(l.det.loop_start) + "}\n";
-  return out;
-}
-
-struct file_result {
-  std::vector<replay_line> lines;
-  bool terminated = false;
-  std::size_t events = 0;
-  std::size_t lifted = 0;  // global verdicts lifted (not output lines)
-};
-
-file_result replay_trace(const trace& tr, const manager_config& config) {
-  file_result out;
-  out.events = tr.events.size();
-  std::map<std::pair<std::string, std::string>, worker_run> runs;
-  swarm_replay swarms(config, tr);
-  double now = 0;
-  for (std::size_t i = 0; i < tr.events.size(); ++i) {
-    const trace_event& ev = tr.events[i];
-    now = ev.t.value_or(static_cast<double>(i));
-    auto [it, inserted] = runs.try_emplace({ev.swarm, ev.worker}, config);
-    worker_run& run = it->second;
-    if (inserted) run.manager.set_clock([&now] { return now; });
-    run.trace_index.push_back(i);
-    verdict v;
-    switch (ev.kind) {
-      case event_kind::tool_call:
-        v = run.manager.on_tool_call(ev.tool, ev.args, ev.id);
-        break;
-      case event_kind::tool_result:
-        v = run.manager.on_tool_result(ev.tool, ev.ok, ev.output, ev.id);
-        break;
-      case event_kind::text:
-        v = run.manager.on_text(ev.content);
-        break;
-    }
-    for (detection& d : v.detections) {
-      if (d.loop_start < run.trace_index.size()) d.loop_start = run.trace_index[d.loop_start];
-      out.lines.push_back({i, ev.worker, ev.swarm, std::move(d)});
-    }
-    if (v.action == action::terminate) out.terminated = true;
-    auto swarm_step = swarms.on_event(i);
-    out.lifted += swarm_step.lifted.size();
-    for (detection& d : swarm_step.detections) {
-      out.lines.push_back({i, ev.worker, ev.swarm, std::move(d)});
-    }
-  }
-  return out;
-}
 
 // Checks a file's meta expectation; empty when it holds, else why not.
 std::string check_expectation(const trace& tr, const file_result& r) {
@@ -131,17 +62,6 @@ std::string check_expectation(const trace& tr, const file_result& r) {
            ", first at event " + std::to_string(*first);
   }
   return "";
-}
-
-// One line per file on stderr: events, detections per detector, lifted global verdicts.
-void print_summary(const std::string& file, const file_result& r) {
-  std::map<std::string, int> by_detector;
-  for (const auto& l : r.lines) ++by_detector[std::string(to_string(l.det.detector))];
-  std::cerr << file << ": " << r.events << " events, " << r.lines.size() << " detections";
-  for (const auto& [d, n] : by_detector) std::cerr << ' ' << d << '=' << n;
-  if (r.lifted > 0) std::cerr << ", global verdicts lifted: " << r.lifted;
-  if (r.terminated) std::cerr << " (the run would have been terminated)";
-  std::cerr << '\n';
 }
 
 result<manager_config> load_config(const options& o) {
@@ -169,56 +89,120 @@ result<manager_config> load_config(const options& o) {
   return config;
 }
 
-struct run_totals {
-  int passed = 0, failed = 0;
-  bool bad_input = false, terminated = false;
-};
+daemon_target target_of(const options& o) {
+  return {o.daemon_url, o.token,
+          std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000))};
+}
 
-// Replays one file: its lines (or its PASS/FAIL line with --expect) and its summary.
-void replay_file(const options& o, const std::string& path, const manager_config& config,
-                 run_totals& totals) {
-  const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
-  const auto loaded_trace = load_trace(path);
-  if (!loaded_trace) {
-    const std::string err = utf8::repair(loaded_trace.error().message());
-    std::cerr << "loopguard replay: " << err << '\n';
-    totals.bad_input = true;
-    if (o.expect) {
-      std::cout << "FAIL " << file << ": " << err << '\n';
-      ++totals.failed;
-    }
-    return;
-  }
-  const trace& tr = *loaded_trace;
-  const file_result r = replay_trace(tr, config);
-  totals.terminated = totals.terminated || r.terminated;
-  if (o.expect) {
-    const std::string why = check_expectation(tr, r);
-    std::cout << (why.empty() ? "PASS " : "FAIL ") << file << (why.empty() ? "" : ": ") << why
+// The daemon's global detections of one file; the run ids go to stderr.
+result<file_result> replay_on_daemon(const options& o, const std::string& file, const trace& tr,
+                                     const manager_config& config) {
+  auto source = daemon_replay::connect(target_of(o), tr, config);
+  if (!source) return source.error();
+  for (const auto& [swarm, id] : (*source)->run_ids()) {
+    std::cerr << file << ": swarm \"" << swarm << "\" runs as \"" << id << "\" on " << o.daemon_url
               << '\n';
-    ++(why.empty() ? totals.passed : totals.failed);
-  } else {
-    std::string out;
-    for (const auto& l : r.lines) out += to_line(file, l);
-    std::cout << out;
   }
-  print_summary(file, r);
+  return replay_trace(tr, config, **source);
+}
+
+void print_result(const options& o, const std::string& file, const file_result& r) {
+  std::string out;
+  for (const auto& l : r.lines) {
+    out += to_line(file, l);
+    if (o.deliveries) out += delivery_lines(file, l);
+  }
+  std::cout << out;
+  std::map<std::string, int> by_detector;
+  for (const auto& l : r.lines) ++by_detector[std::string(to_string(l.det.detector))];
+  std::cerr << file << ": " << r.events << " events, " << r.lines.size() << " detections";
+  for (const auto& [d, n] : by_detector) std::cerr << ' ' << d << '=' << n;
+  if (r.lifted > 0) std::cerr << ", global verdicts lifted: " << r.lifted;
+  if (r.terminated) std::cerr << " (the run would have been terminated)";
+  std::cerr << '\n';
+}
+
+// Replays one file and prints its lines (or its PASS/FAIL line) and its summary.
+file_outcome replay_file(const options& o, const manager_config& config, const std::string& path) {
+  const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
+  file_outcome out;
+  const auto tr = load_trace(path);
+  if (!tr) {
+    const std::string err = utf8::repair(tr.error().message());
+    std::cerr << "loopguard replay: " << err << '\n';
+    if (o.expect) std::cout << "FAIL " << file << ": " << err << '\n';
+    out.bad_input = true;
+    out.failed = o.expect;
+    return out;
+  }
+  const auto offline = [&] { return replay_trace(*tr, config, *offline_globals(config, *tr)); };
+  const auto r = o.daemon_url.empty() ? offline() : replay_on_daemon(o, file, *tr, config);
+  if (!r) {
+    std::cerr << "loopguard replay: " << utf8::repair(r.error().message()) << '\n';
+    out.daemon_failed = true;
+    return out;
+  }
+  out.terminated = r->terminated;
+  if (!o.expect) {
+    print_result(o, file, *r);
+    return out;
+  }
+  const std::string why = check_expectation(*tr, *r);
+  std::cout << (why.empty() ? "PASS " + file : "FAIL " + file + ": " + why) << '\n';
+  out.passed = why.empty();
+  out.failed = !why.empty();
+  return out;
+}
+
+// The daemon options, before any file is read: an error is one line.
+status check_daemon_options(const options& o) {
+  if (o.daemon_url.empty()) return {};
+  client_options c;
+  c.url = o.daemon_url;
+  c.token = o.token;
+  c.swarm = c.worker = "check";
+  if (status s = validate(c); !s.ok()) return s.with_context("--daemon: ");
+  return {};
 }
 
 int run(const options& o) {
   const auto loaded = load_config(o);
-  if (!loaded) {
-    std::cerr << "loopguard replay: " << utf8::repair(loaded.error().message()) << '\n';
+  const status checked = loaded ? check_daemon_options(o) : loaded.error();
+  if (!checked.ok()) {
+    std::cerr << "loopguard replay: " << utf8::repair(checked.message()) << '\n';
     return kExitBadInput;
   }
-  run_totals totals;
-  for (const auto& path : o.files) replay_file(o, path, *loaded, totals);
-  if (o.expect) std::cout << totals.passed << " passed, " << totals.failed << " failed\n";
+  int passed = 0, failed = 0;
+  bool bad_input = false, terminated = false;
+  for (const auto& path : o.files) {
+    const file_outcome f = replay_file(o, *loaded, path);
+    if (f.daemon_failed) return kExitBadInput;
+    passed += f.passed;
+    failed += f.failed;
+    bad_input = bad_input || f.bad_input;
+    terminated = terminated || f.terminated;
+  }
+  if (o.expect) std::cout << passed << " passed, " << failed << " failed\n";
   std::cout.flush();
-  if (totals.bad_input) return kExitBadInput;
-  if (o.expect && totals.failed > 0) return kExitExpectFailed;
-  if (o.fail_on_terminate && totals.terminated) return kExitTerminated;
+  if (bad_input) return kExitBadInput;
+  if (o.expect && failed > 0) return kExitExpectFailed;
+  if (o.fail_on_terminate && terminated) return kExitTerminated;
   return 0;
+}
+
+void add_daemon_options(CLI::App& cmd, options& o) {
+  auto* d = cmd.add_option("--daemon", o.daemon_url,
+                           "ws://HOST:PORT of a loopguardd: global detections come from it, each "
+                           "worker through its own SDK client");
+  cmd.add_option("--token", o.token, "The daemon's token")->needs(d);
+  cmd.add_option("--timeout", o.timeout_seconds,
+                 "Seconds to wait for the daemon: to connect, and for each acknowledgement "
+                 "(default 10)")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->needs(d);
+  cmd.add_flag("--deliveries", o.deliveries,
+               "Also print each global verdict's delivery to the other workers of the swarm")
+      ->needs(d);
 }
 
 }  // namespace
@@ -236,9 +220,12 @@ void add_replay_command(CLI::App& app) {
                 "Check each file's meta expectation; print PASS/FAIL lines and a summary");
   cmd->add_flag("--fail-on-terminate", o->fail_on_terminate,
                 "Exit with status 3 when a run would have been terminated");
+  add_daemon_options(*cmd, *o);
   cmd->add_option("files", o->files, "Trace files")->required();
   cmd->footer(
-      "Exit status: 0 ok; 1 an expectation failed (--expect); 2 bad input; 3 a run would have "
+      "Exit status: 0 ok; 1 an expectation failed (--expect); 2 bad input, or the daemon "
+      "(--daemon) could not be reached, refused the connection or stopped answering; 3 a run would "
+      "have "
       "been terminated (--fail-on-terminate).");
   cmd->callback([o] {
     if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);

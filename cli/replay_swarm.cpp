@@ -1,14 +1,10 @@
 #include "replay_swarm.hpp"
 
-#include "loopguard/fingerprint.hpp"
-#include "loopguard/utf8.hpp"
+#include "judged_calls.hpp"
 #include "state/shared_economics_state.hpp"
 
 namespace loopguard::cli {
 namespace {
-
-constexpr std::size_t kNoEvent = SIZE_MAX;
-constexpr std::size_t kSummaryChars = 80;
 
 daemon::swarm_rules rules_of(const manager_config& config) {
   // validate() has run: an error here cannot happen.
@@ -20,64 +16,11 @@ daemon::swarm_rules rules_of(const manager_config& config) {
 
 struct swarm_replay::impl {
   impl(const manager_config& config, const trace& t)
-      : tr(t), state(rules_of(config)), fp(config.fingerprint) {
-    // Pair every result with its call up front: replay sees the whole recording.
-    call_of.assign(tr.events.size(), kNoEvent);
-    answered.assign(tr.events.size(), false);
-    call_pairing pairing;
-    for (std::size_t i = 0; i < tr.events.size(); ++i) {
-      const trace_event& ev = tr.events[i];
-      if (ev.kind == event_kind::tool_call) {
-        pairing.on_call(ev, i);
-      } else if (ev.kind == event_kind::tool_result) {
-        if (auto c = pairing.on_result(ev)) {
-          call_of[i] = *c;
-          answered[*c] = true;
-        }
-      }
-    }
-  }
-
-  step apply(std::size_t call_index, std::size_t result_index) {
-    const trace_event& call = tr.events[call_index];
-    const call_fingerprint cfp = fp.of_call(call.tool, call.args);
-    daemon::swarm_event e;
-    e.swarm = call.swarm;
-    e.worker = call.worker;
-    e.tool = call.tool;
-    e.summary = std::string(utf8::cut(cfp.normalized, kSummaryChars));
-    e.exact = cfp.exact;
-    e.structural = cfp.structural;
-    const trace_event& at = tr.events[result_index];
-    e.t = at.t.value_or(static_cast<double>(result_index));
-    if (result_index != call_index) {
-      e.ok = at.ok;
-      e.result = fp.of_result(at.ok, at.output);
-    }
-    step out;
-    for (auto& v : state.apply(e)) {
-      if (v.level == severity::none) {
-        out.lifted.push_back(std::move(v));
-        continue;
-      }
-      detection d;
-      d.detector = detector_id::global;
-      d.level = v.level;
-      d.count = v.calls;
-      d.confidence = 1.0;
-      d.loop_start = call_index;
-      d.tool = v.tool;
-      d.message = v.message;
-      out.detections.push_back(std::move(d));
-    }
-    return out;
-  }
+      : tr(t), calls(t, config.fingerprint), state(rules_of(config)) {}
 
   const trace& tr;
+  judged_calls calls;
   daemon::shared_economics_state state;
-  fingerprinter fp;
-  std::vector<std::size_t> call_of;  // result event -> its call event
-  std::vector<bool> answered;        // call event -> a result follows in the recording
 };
 
 swarm_replay::swarm_replay(const manager_config& config, const trace& tr)
@@ -85,14 +28,19 @@ swarm_replay::swarm_replay(const manager_config& config, const trace& tr)
 swarm_replay::~swarm_replay() = default;
 
 swarm_replay::step swarm_replay::on_event(std::size_t index) {
-  const trace_event& ev = impl_->tr.events[index];
-  if (ev.kind == event_kind::tool_call && !impl_->answered[index]) {
-    return impl_->apply(index, index);
+  const auto judged = impl_->calls.at(index);
+  if (!judged) return {};
+  const trace_event& call = impl_->tr.events[judged->call];
+  daemon::swarm_event e;
+  e.swarm = call.swarm;
+  e.worker = call.worker;
+  daemon::assign(e, judged->event);
+  step out;
+  for (const auto& v : impl_->state.apply(e)) {
+    auto& to = v.level == severity::none ? out.lifted : out.detections;
+    to.push_back(global_detection(v, judged->call));
   }
-  if (ev.kind == event_kind::tool_result && impl_->call_of[index] != kNoEvent) {
-    return impl_->apply(impl_->call_of[index], index);
-  }
-  return {};
+  return out;
 }
 
 status swarm_replay::validate(const manager_config& config) {

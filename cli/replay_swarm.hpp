@@ -7,7 +7,6 @@
 #include <vector>
 
 #include "loopguard/config.hpp"
-#include "loopguard/protocol.hpp"
 #include "loopguard/status.hpp"
 #include "loopguard/trace.hpp"
 #include "loopguard/verdict.hpp"
@@ -26,9 +25,10 @@ class swarm_replay {
     // Global detections (warn, critical): replay's output lines, detector global.
     std::vector<detection> detections;
     // Verdicts lifted at this event (level none: their counted calls fell below their level),
-    // in the order the daemon sends them, before this event's detections. Not replay's output
-    // (its severities are warn, critical, terminate); what a daemon run is compared with.
-    std::vector<protocol::verdict> lifted;
+    // as global detections of level none, in the order the daemon sends them: before this
+    // event's detections. Not replay's output lines (their severities are warn, critical,
+    // terminate); replay counts them, and `replay --daemon` receives the same from the daemon.
+    std::vector<detection> lifted;
   };
   step on_event(std::size_t index);
 

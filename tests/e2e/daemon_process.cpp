@@ -1,5 +1,7 @@
 #include "daemon_process.hpp"
 
+#include <algorithm>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -62,8 +64,12 @@ daemon_process::daemon_process(const std::string& dir, const std::string& db,
   const std::string tag = std::to_string(counter++);
   log_path_ = dir + "/loopguardd-" + tag + ".log";
   const std::string port_file = dir + "/port-" + tag;
-  std::vector<std::string> args{"--listen", "127.0.0.1:0",           "--db", db, "--port-file",
-                                port_file,  "--checkpoint-interval", "10"};
+  std::vector<std::string> args{"--db", db, "--port-file", port_file, "--checkpoint-interval",
+                                "10"};
+  // A restart on the port of an earlier daemon passes its own --listen.
+  if (std::find(extra.begin(), extra.end(), "--listen") == extra.end()) {
+    args.insert(args.end(), {"--listen", "127.0.0.1:0"});
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   pid_ = spawn(args, log_path_);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

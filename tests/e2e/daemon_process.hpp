@@ -14,8 +14,9 @@ namespace loopguard::test {
 
 class daemon_process {
  public:
-  // Starts loopguardd with `--listen 127.0.0.1:0 --db <db> --port-file ...` plus `extra`, and
-  // waits until it listens. On failure port() is 0 and log() says why.
+  // Starts loopguardd with `--listen 127.0.0.1:0 --db <db> --port-file ...` plus `extra` (which
+  // may bring its own --listen, e.g. the port of a daemon killed before), and waits until it
+  // listens. On failure port() is 0 and log() says why.
   daemon_process(const std::string& dir, const std::string& db,
                  std::vector<std::string> extra = {});
   ~daemon_process();

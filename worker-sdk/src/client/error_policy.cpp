@@ -1,0 +1,31 @@
+#include "client/error_policy.hpp"
+
+#include "loopguard/protocol.hpp"
+
+namespace loopguard::client {
+
+error_class classify(std::string_view code) {
+  namespace c = protocol::codes;
+  if (code == c::unauthorized || code == c::unsupported_version) return error_class::fatal;
+  if (code == c::bad_message || code == c::invalid_utf8 || code == c::bad_json ||
+      code == c::batch_too_large || code == c::frame_too_large) {
+    return error_class::per_event;
+  }
+  return error_class::retry;  // and every code this client does not know
+}
+
+std::uint64_t refusal_tracker::on_refusal(std::uint64_t acknowledged, std::uint64_t oldest_event) {
+  if (count_ == 0 || acknowledged != at_) {
+    at_ = acknowledged;
+    count_ = 0;
+  }
+  if (++count_ < kRefusals) return 0;
+  count_ = 0;
+  return oldest_event;
+}
+
+void refusal_tracker::on_ack(std::uint64_t seq) {
+  if (seq > at_) count_ = 0;
+}
+
+}  // namespace loopguard::client

@@ -11,8 +11,10 @@ class offline_source final : public global_source {
 
   status on_event(std::size_t index) override {
     const trace_event& ev = tr_.events[index];
-    for (detection& d : swarms_.on_event(index)) {
-      lines_.push_back({index, ev.worker, ev.swarm, std::move(d), {}});
+    auto step = swarms_.on_event(index);
+    // As the daemon sends them: the lifted verdicts first (replay_trace counts them).
+    for (auto* list : {&step.lifted, &step.detections}) {
+      for (detection& d : *list) lines_.push_back({index, ev.worker, ev.swarm, std::move(d), {}});
     }
     return {};
   }

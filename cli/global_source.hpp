@@ -19,7 +19,8 @@ class global_source {
   // Trace event `index` happens (its worker's local manager has judged it). An error stops
   // the replay of the file.
   virtual status on_event(std::size_t index) = 0;
-  // After the last event: every global line, in event order.
+  // After the last event: every global line, in event order; a lifted verdict is a line of
+  // level none (replay_trace counts and removes them).
   virtual result<std::vector<replay_line>> finish() = 0;
 };
 

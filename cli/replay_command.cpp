@@ -117,6 +117,7 @@ void print_result(const options& o, const std::string& file, const file_result& 
   for (const auto& l : r.lines) ++by_detector[std::string(to_string(l.det.detector))];
   std::cerr << file << ": " << r.events << " events, " << r.lines.size() << " detections";
   for (const auto& [d, n] : by_detector) std::cerr << ' ' << d << '=' << n;
+  if (r.lifted > 0) std::cerr << ", global verdicts lifted: " << r.lifted;
   if (r.terminated) std::cerr << " (the run would have been terminated)";
   std::cerr << '\n';
 }

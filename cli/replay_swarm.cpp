@@ -27,7 +27,7 @@ swarm_replay::swarm_replay(const manager_config& config, const trace& tr)
     : impl_(std::make_unique<impl>(config, tr)) {}
 swarm_replay::~swarm_replay() = default;
 
-std::vector<detection> swarm_replay::on_event(std::size_t index) {
+swarm_replay::step swarm_replay::on_event(std::size_t index) {
   const auto judged = impl_->calls.at(index);
   if (!judged) return {};
   const trace_event& call = impl_->tr.events[judged->call];
@@ -35,8 +35,11 @@ std::vector<detection> swarm_replay::on_event(std::size_t index) {
   e.swarm = call.swarm;
   e.worker = call.worker;
   daemon::assign(e, judged->event);
-  std::vector<detection> out;
-  for (const auto& v : impl_->state.apply(e)) out.push_back(global_detection(v, judged->call));
+  step out;
+  for (const auto& v : impl_->state.apply(e)) {
+    auto& to = v.level == severity::none ? out.lifted : out.detections;
+    to.push_back(global_detection(v, judged->call));
+  }
   return out;
 }
 

@@ -19,9 +19,18 @@ class swarm_replay {
   swarm_replay(const manager_config& config, const trace& tr);
   ~swarm_replay();
 
-  // Global detections caused by trace event `index`. A call is judged with its result, at the
-  // result's event; a call whose result is not in the recording is judged when it is made.
-  std::vector<detection> on_event(std::size_t index);
+  // What trace event `index` caused in the swarm state. A call is judged with its result, at
+  // the result's event; a call whose result is not in the recording is judged when it is made.
+  struct step {
+    // Global detections (warn, critical): replay's output lines, detector global.
+    std::vector<detection> detections;
+    // Verdicts lifted at this event (level none: their counted calls fell below their level),
+    // as global detections of level none, in the order the daemon sends them: before this
+    // event's detections. Not replay's output lines (their severities are warn, critical,
+    // terminate); replay counts them, and `replay --daemon` receives the same from the daemon.
+    std::vector<detection> lifted;
+  };
+  step on_event(std::size_t index);
 
   // Checks the configuration's "swarm" object.
   static status validate(const manager_config& config);

@@ -16,6 +16,7 @@ struct file_result {
   std::vector<replay_line> lines;  // in event order; at one event local lines come first
   bool terminated = false;         // a run would have been terminated
   std::size_t events = 0;
+  std::size_t lifted = 0;  // global verdicts lifted (level none): counted, never output lines
 };
 
 // An error comes only from `globals` (a daemon that stopped answering).

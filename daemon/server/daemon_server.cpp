@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <thread>
 #include <vector>
 
@@ -15,9 +16,19 @@ namespace loopguard::daemon {
 
 namespace net = boost::asio;
 
+namespace {
+
+state_options state_options_of(const daemon_config& c) {
+  const auto& f = c.protocol_features;
+  return {.lift_verdicts =
+              std::find(f.begin(), f.end(), protocol::features::active_verdicts) != f.end()};
+}
+
+}  // namespace
+
 daemon_server::daemon_server(daemon_options options)
     : options_(std::move(options)),
-      service_(options_.config.rules),
+      service_(options_.config.rules, state_options_of(options_.config)),
       ioc_(options_.threads),
       drain_timer_(ioc_) {}
 

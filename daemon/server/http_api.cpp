@@ -54,6 +54,53 @@ json top_json(const std::vector<fingerprint_row>& rows) {
   return top;
 }
 
+json detection_json(const protocol::detection& d) {
+  json j{{"detector", d.detector},
+         {"level", std::string(to_string(d.level))},
+         {"count", d.count},
+         {"t", d.t}};
+  if (!d.tool.empty()) j["tool"] = d.tool;
+  if (!d.message.empty()) j["message"] = d.message;
+  return j;
+}
+
+json worker_json(const std::string& name, const local_detections::worker_view* w) {
+  json counts = json::object(), last = json::array();
+  if (w != nullptr) {
+    static constexpr const char* kLevels[] = {"warn", "critical", "terminate"};
+    for (const auto& [detector, by_level] : w->counts) {
+      json& c = counts[detector] = json::object();
+      for (std::size_t i = 0; i < by_level.size(); ++i) {
+        if (by_level[i] > 0) c[kLevels[i]] = by_level[i];
+      }
+    }
+    for (const auto& d : w->last) last.push_back(detection_json(d));
+  }
+  return {{"name", name},
+          {"detections", w != nullptr ? w->total : 0},
+          {"detection_counts", std::move(counts)},
+          {"last_detections", std::move(last)}};
+}
+
+// Every worker the state knows and every worker that reported a detection, sorted by name.
+json workers_json(const std::vector<std::string>& names,
+                  const std::vector<local_detections::worker_view>& reported) {
+  json out = json::array();
+  std::size_t i = 0, k = 0;
+  while (i < names.size() || k < reported.size()) {
+    const bool take_reported =
+        k < reported.size() && (i == names.size() || reported[k].name <= names[i]);
+    if (take_reported && i < names.size() && reported[k].name == names[i]) ++i;
+    if (take_reported) {
+      out.push_back(worker_json(reported[k].name, &reported[k]));
+      ++k;
+    } else {
+      out.push_back(worker_json(names[i++], nullptr));
+    }
+  }
+  return out;
+}
+
 // Each view copies what it shows under the service's lock and serializes after releasing it.
 http_reply swarm_list(const swarm_service& service) {
   const auto swarms = service.read([](const shared_economics_state& s) { return s.swarms(); });
@@ -62,12 +109,16 @@ http_reply swarm_list(const swarm_service& service) {
   return json_reply(200, json{{"swarms", std::move(list)}});
 }
 
-http_reply swarm_detail(const std::string& name, const swarm_service& service) {
+http_reply swarm_detail(const std::string& name, const swarm_service& service,
+                        const local_detections* detections) {
   const auto v =
       service.read([&](const shared_economics_state& s) { return s.view(name, kTopFingerprints); });
   if (!v) return json_reply(404, json{{"error", "no such swarm"}});
   json j = summary_json(v->summary);
   j["worker_names"] = v->worker_names;
+  j["workers"] =
+      workers_json(v->worker_names, detections ? detections->of_swarm(name)
+                                               : std::vector<local_detections::worker_view>{});
   j["top"] = top_json(v->top);
   json verdicts = json::array();
   for (const auto& x : v->verdicts) verdicts.push_back(verdict_json(x));
@@ -86,7 +137,8 @@ http_reply swarm_digest(const std::string& name, const swarm_service& service) {
 }
 
 // /api/swarms/{id} or /api/swarms/{id}/digest; `rest` is what follows /api/swarms/.
-http_reply swarm_route(std::string_view rest, const swarm_service& service) {
+http_reply swarm_route(std::string_view rest, const swarm_service& service,
+                       const local_detections* detections) {
   constexpr std::string_view digest_suffix = "/digest";
   const bool digest = rest.size() > digest_suffix.size() && rest.ends_with(digest_suffix);
   if (digest) rest.remove_suffix(digest_suffix.size());
@@ -94,7 +146,7 @@ http_reply swarm_route(std::string_view rest, const swarm_service& service) {
   if (!name) return json_reply(400, json{{"error", "bad swarm id"}});
   if (!utf8::is_valid(*name))
     return json_reply(400, json{{"error", "the swarm id is not valid UTF-8"}});
-  return digest ? swarm_digest(*name, service) : swarm_detail(*name, service);
+  return digest ? swarm_digest(*name, service) : swarm_detail(*name, service, detections);
 }
 
 }  // namespace
@@ -104,7 +156,7 @@ http_reply json_error(unsigned status, std::string_view message) {
 }
 
 http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
-                 const daemon_metrics& metrics) {
+                 const daemon_metrics& metrics, const local_detections* detections) {
   if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
   if (method != "GET" && method != "HEAD") {
     return {405, "application/json", json_input::dump(json{{"error", "only GET"}}) + "\n"};
@@ -118,7 +170,7 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
   if (target == "/api/swarms") return swarm_list(service);
   constexpr std::string_view prefix = "/api/swarms/";
   if (target.starts_with(prefix) && target.size() > prefix.size()) {
-    return swarm_route(target.substr(prefix.size()), service);
+    return swarm_route(target.substr(prefix.size()), service, detections);
   }
   return {404, "application/json", json_input::dump(json{{"error", "not found"}}) + "\n"};
 }

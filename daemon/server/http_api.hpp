@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "service/daemon_metrics.hpp"
+#include "service/local_detections.hpp"
 #include "service/swarm_service.hpp"
 
 namespace loopguard::daemon {
@@ -19,7 +20,8 @@ struct http_reply {
 // {"error": message} with `status`.
 http_reply json_error(unsigned status, std::string_view message);
 
+// `detections` (when given) adds what the workers reported to GET /api/swarms/{id}.
 http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
-                 const daemon_metrics& metrics);
+                 const daemon_metrics& metrics, const local_detections* detections = nullptr);
 
 }  // namespace loopguard::daemon

@@ -67,7 +67,8 @@ void http_session::upgrade() {
 // No exception leaves a handler: the request that failed gets a 500, the daemon goes on.
 http_reply http_session::answer(const http::request<http::string_body>& req) {
   try {
-    return route(req.method_string(), req.target(), ctx_->service, ctx_->metrics);
+    return route(req.method_string(), req.target(), ctx_->service, ctx_->metrics,
+                 &ctx_->detections);
   } catch (const std::exception& e) {
     spdlog::error("internal error answering {} {}: {}", std::string(req.method_string()),
                   utf8::repair(req.target()), utf8::repair(e.what()));

@@ -16,6 +16,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "service/daemon_metrics.hpp"
+#include "service/local_detections.hpp"
 #include "service/swarm_service.hpp"
 
 namespace loopguard::daemon {
@@ -62,6 +63,7 @@ struct server_context {
   swarm_service& service;
   daemon_metrics& metrics;
   session_registry registry;
+  local_detections detections;  // what workers reported (feature detections)
   server_limits limits;
   std::string token;  // empty: no token required
   // The protocol features the welcome lists; a feature's behaviour is off unless listed.

@@ -114,9 +114,13 @@ void websocket_session::handle_frame(std::string_view bytes, bool text) {
   }();
   if (!m) {
     const status& e = m.error();
-    return fail_with({e.code(), e.message()}, e.code() == protocol::codes::batch_too_large
-                                                  ? close_code::too_big
-                                                  : close_code::policy_error);
+    protocol::error out{e.code(), e.message()};
+    // An error about one event of a batch names it, so the worker can drop just that event.
+    if (ctx_->has(protocol::features::error_seq)) {
+      out.seq = protocol::failed_event_seq(bytes, !text, e);
+    }
+    return fail_with(out, e.code() == protocol::codes::batch_too_large ? close_code::too_big
+                                                                       : close_code::policy_error);
   }
   handle(std::move(*m));
 }
@@ -131,6 +135,8 @@ void websocket_session::handle(protocol::message&& m) {
   if (auto* e = std::get_if<protocol::events>(&m)) return on_events(*e);
   if (auto* g = std::get_if<protocol::gap>(&m)) return on_gap(*g);
   if (auto* c = std::get_if<protocol::swarm_complete>(&m)) return on_complete(*c);
+  auto* d = std::get_if<protocol::detection>(&m);
+  if (d && ctx_->has(protocol::features::detections)) return on_detection(std::move(*d));
   fail_with({std::string(protocol::codes::bad_message),
              "a worker may not send " + std::string(type_name(m))},
             close_code::policy_error);
@@ -168,6 +174,19 @@ void websocket_session::on_hello(protocol::hello&& m) {
   w.features = ctx_->features;
   acked_ = w.last_ack;
   queue(frame_of(w));
+  if (ctx_->has(protocol::features::active_verdicts)) send_active_verdicts();
+}
+
+// What the worker missed while away: the swarm's active verdicts, oldest first, right after the
+// welcome. A verdict declared meanwhile may also arrive as a push: verdicts are idempotent.
+void websocket_session::send_active_verdicts() {
+  auto active =
+      ctx_->service.read([&](const shared_economics_state& s) { return s.verdicts(id_->swarm); });
+  // Leave room in the send queue: beyond half of it only the newest are sent.
+  const std::size_t room = ctx_->limits.max_send_queue / 2;
+  const std::size_t skip = active.size() > room ? active.size() - room : 0;
+  for (std::size_t i = skip; i < active.size(); ++i) queue(frame_of(active[i]));
+  ctx_->metrics.verdicts_pushed += active.size() - skip;
 }
 
 void websocket_session::on_events(const protocol::events& m) {
@@ -204,8 +223,14 @@ void websocket_session::on_complete(const protocol::swarm_complete& m) {
                      close_code::policy_error);
   }
   (void)ctx_->service.complete(id_->swarm);  // a swarm with no state here is not an error
+  ctx_->detections.forget(id_->swarm);
   ++ctx_->metrics.swarms_completed;
   ctx_->broadcast(id_->swarm, frame_of(protocol::swarm_complete{id_->swarm}));
+}
+
+void websocket_session::on_detection(protocol::detection&& m) {
+  ++ctx_->metrics.detections_reported;
+  ctx_->detections.add(id_->swarm, id_->worker, std::move(m));
 }
 
 void websocket_session::on_durable(std::uint64_t epoch) {

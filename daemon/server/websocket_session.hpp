@@ -46,9 +46,11 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void handle_frame(std::string_view bytes, bool text);
   void on_hello(protocol::hello&& m);
   std::optional<protocol::error> refuse_hello(const protocol::hello& m) const;
+  void send_active_verdicts();
   void on_events(const protocol::events& m);
   void on_gap(const protocol::gap& m);
   void on_complete(const protocol::swarm_complete& m);
+  void on_detection(protocol::detection&& m);
   void acknowledge(std::uint64_t durable_epoch);
   void queue(std::shared_ptr<const std::string> frame);
   void do_write();

@@ -13,42 +13,61 @@ void daemon_metrics::observe_checkpoint(double seconds, std::uint64_t rows) {
   checkpoint_rows += rows;
 }
 
-std::string daemon_metrics::render(const state_counters& state) const {
-  std::string out;
-  const auto metric = [&](const char* name, const char* type, const char* help, auto value) {
-    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
-           name + " " + std::to_string(value) + "\n";
-  };
-  metric("loopguard_events_total", "counter", "Events applied to the swarm state.",
+namespace {
+
+template <class T>
+void metric(std::string& out, const char* name, const char* type, const char* help, T value) {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" +
+         name + " " + std::to_string(value) + "\n";
+}
+
+}  // namespace
+
+void daemon_metrics::render_connections(std::string& out) const {
+  metric(out, "loopguard_events_total", "counter", "Events applied to the swarm state.",
          events_applied.load());
-  metric("loopguard_events_duplicate_total", "counter",
+  metric(out, "loopguard_events_duplicate_total", "counter",
          "Resent events skipped because they were already counted.", events_duplicate.load());
-  metric("loopguard_batches_total", "counter", "Event batches received.", batches.load());
-  metric("loopguard_gaps_total", "counter", "Gap messages: ranges of events a worker dropped.",
+  metric(out, "loopguard_batches_total", "counter", "Event batches received.", batches.load());
+  metric(out, "loopguard_gaps_total", "counter", "Gap messages: ranges of events a worker dropped.",
          gaps.load());
-  metric("loopguard_events_lost_total", "counter", "Events declared lost by gap messages.",
+  metric(out, "loopguard_events_lost_total", "counter", "Events declared lost by gap messages.",
          events_lost.load());
-  metric("loopguard_connections_total", "counter", "Connections accepted.",
+  metric(out, "loopguard_connections_total", "counter", "Connections accepted.",
          connections_total.load());
-  metric("loopguard_connections_open", "gauge", "Connections open now.", connections_open.load());
-  metric("loopguard_connections_refused_total", "counter",
+  metric(out, "loopguard_connections_open", "gauge", "Connections open now.",
+         connections_open.load());
+  metric(out, "loopguard_connections_refused_total", "counter",
          "Connections refused for the connection limit.", connections_refused.load());
-  metric("loopguard_verdicts_total", "counter", "Global verdicts declared.", state.verdicts);
-  metric("loopguard_verdict_messages_total", "counter", "Verdict messages queued to workers.",
-         verdicts_pushed.load());
-  metric("loopguard_errors_sent_total", "counter", "Error messages sent to workers.",
+  metric(out, "loopguard_errors_sent_total", "counter", "Error messages sent to workers.",
          errors_sent.load());
-  metric("loopguard_swarms_completed_total", "counter", "swarm_complete messages applied.",
+  metric(out, "loopguard_local_detections_total", "counter",
+         "Local detections workers reported (informational, not counted).",
+         detections_reported.load());
+}
+
+void daemon_metrics::render_state(std::string& out, const state_counters& state) const {
+  metric(out, "loopguard_verdicts_total", "counter", "Global verdicts declared.", state.verdicts);
+  metric(out, "loopguard_verdicts_lifted_total", "counter",
+         "Global verdicts lifted: their counted calls fell below their level.", state.lifted);
+  metric(out, "loopguard_verdict_messages_total", "counter", "Verdict messages queued to workers.",
+         verdicts_pushed.load());
+  metric(out, "loopguard_swarms_completed_total", "counter", "swarm_complete messages applied.",
          swarms_completed.load());
-  metric("loopguard_fingerprints", "gauge", "Fingerprints held, all swarms.", state.fingerprints);
-  metric("loopguard_evictions_total", "counter",
+  metric(out, "loopguard_fingerprints", "gauge", "Fingerprints held, all swarms.",
+         state.fingerprints);
+  metric(out, "loopguard_evictions_total", "counter",
          "Fingerprints evicted for the per-swarm fingerprint cap.", state.evictions);
-  metric("loopguard_checkpoints_total", "counter", "Checkpoints committed.", checkpoints.load());
-  metric("loopguard_checkpoint_failures_total", "counter", "Checkpoints that failed.",
+}
+
+void daemon_metrics::render_checkpoints(std::string& out) const {
+  metric(out, "loopguard_checkpoints_total", "counter", "Checkpoints committed.",
+         checkpoints.load());
+  metric(out, "loopguard_checkpoint_failures_total", "counter", "Checkpoints that failed.",
          checkpoint_failures.load());
-  metric("loopguard_checkpoint_rows_total", "counter", "Rows written by checkpoints.",
+  metric(out, "loopguard_checkpoint_rows_total", "counter", "Rows written by checkpoints.",
          checkpoint_rows.load());
-  metric("loopguard_compactions_total", "counter",
+  metric(out, "loopguard_compactions_total", "counter",
          "Checkpoints that wrote the changed rows and truncated the log.", compactions.load());
   out +=
       "# HELP loopguard_checkpoint_seconds Checkpoint latency (write and commit).\n"
@@ -70,6 +89,13 @@ std::string daemon_metrics::render(const state_counters& state) const {
                 static_cast<double>(checkpoint_latency_sum_us.load()) / 1e6);
   out += std::string("loopguard_checkpoint_seconds_sum ") + sum + "\n";
   out += "loopguard_checkpoint_seconds_count " + std::to_string(cumulative) + "\n";
+}
+
+std::string daemon_metrics::render(const state_counters& state) const {
+  std::string out;
+  render_connections(out);
+  render_state(out, state);
+  render_checkpoints(out);
   return out;
 }
 

@@ -25,6 +25,7 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> verdicts_pushed{0};  // messages queued to workers
   std::atomic<std::uint64_t> errors_sent{0};
   std::atomic<std::uint64_t> swarms_completed{0};
+  std::atomic<std::uint64_t> detections_reported{0};  // `detection` messages accepted
   std::atomic<std::uint64_t> checkpoints{0};
   std::atomic<std::uint64_t> checkpoint_failures{0};
   std::atomic<std::uint64_t> checkpoint_rows{0};
@@ -35,6 +36,11 @@ struct daemon_metrics {
   void observe_checkpoint(double seconds, std::uint64_t rows);
   // The text exposition; `state` supplies the evictions and fingerprint gauges.
   std::string render(const state_counters& state) const;
+
+ private:
+  void render_connections(std::string& out) const;
+  void render_state(std::string& out, const state_counters& state) const;
+  void render_checkpoints(std::string& out) const;
 };
 
 }  // namespace loopguard::daemon

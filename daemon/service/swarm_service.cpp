@@ -83,7 +83,8 @@ std::size_t repair(stored_state& st) {
 
 }  // namespace
 
-swarm_service::swarm_service(swarm_rules rules) : state_(std::move(rules)) {}
+swarm_service::swarm_service(swarm_rules rules, state_options options)
+    : state_(std::move(rules), options) {}
 
 result<swarm_service::restore_report> swarm_service::restore_from(checkpoint_store& store) {
   restore_report r;

@@ -31,7 +31,7 @@ struct ingest_result {
 
 class swarm_service {
  public:
-  explicit swarm_service(swarm_rules rules = {});
+  explicit swarm_service(swarm_rules rules = {}, state_options options = {});
 
   // Replaces everything with what `store` holds: its rows, decoded on a second thread while
   // this one inserts them into the state, then every log record replayed in order. Call before

@@ -16,9 +16,19 @@ std::string window_words(double seconds) {
   return std::to_string(static_cast<long long>(std::ceil(seconds))) + " s";
 }
 
+std::string lifted_nudge(const nudge_facts& f) {
+  std::string out = "[loopguard] The swarm-wide dead end on `";
+  out.append(f.tool).append("` looks cleared: ").append(std::to_string(f.calls));
+  out += f.calls == 1 ? " repeated call" : " repeated calls";
+  out.append(" in the last ").append(window_words(f.window_seconds));
+  out += ", fewer than it took to declare it. It may be tried again if something has changed.";
+  return out;
+}
+
 }  // namespace
 
 std::string global_nudge(severity level, const nudge_facts& f) {
+  if (level == severity::none) return lifted_nudge(f);
   std::string out = level >= severity::critical ? "[loopguard] CRITICAL, swarm-wide dead end: "
                                                 : "[loopguard] Swarm-wide dead end: ";
   std::string who = std::to_string(f.workers);

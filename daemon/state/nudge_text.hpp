@@ -18,6 +18,8 @@ struct nudge_facts {
   bool by_cap = false;  // declared by the absolute cap: its results kept changing
 };
 
+// Level none: the text of a lifted verdict (the dead end looks cleared; `calls` are the counted
+// calls left in the window).
 std::string global_nudge(severity level, const nudge_facts& facts);
 
 }  // namespace loopguard::daemon

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <tuple>
 #include <utility>
 
 #include "state/nudge_text.hpp"
@@ -20,6 +21,14 @@ bool note_result(fingerprint_stats& st, std::optional<std::uint64_t> result, boo
   return !progress_aware || st.calls == 0 || seen;
 }
 
+// The order of a min-heap on `t`: the front is the earliest.
+struct later_t {
+  template <class T>
+  bool operator()(const T& a, const T& b) const {
+    return a.t > b.t;
+  }
+};
+
 }  // namespace
 
 void assign(swarm_event& e, const protocol::event& ev) {
@@ -32,7 +41,8 @@ void assign(swarm_event& e, const protocol::event& ev) {
   e.t = ev.t;
 }
 
-shared_economics_state::shared_economics_state(swarm_rules rules) : rules_(std::move(rules)) {
+shared_economics_state::shared_economics_state(swarm_rules rules, state_options options)
+    : rules_(std::move(rules)), options_(options) {
   assert(validate(rules_).ok());  // callers validate configs before building a state
 }
 
@@ -42,45 +52,69 @@ double shared_economics_state::clock_time(const swarm& s, double t) const {
   return std::min(t, s.latest_t + rules_.window_seconds);
 }
 
+inline const swarm_event& shared_economics_state::advance_clock(swarm& s, const swarm_event& raw,
+                                                                swarm_event& clocked) const {
+  // The event's time under the swarm clock rule (docs/protocol.md, "Time"): one event moves
+  // the clock forward by one window at most.
+  const double t = clock_time(s, raw.t);
+  const bool moved = raw.t != t;
+  if (moved) {
+    clocked = raw;
+    clocked.t = t;
+  }
+  s.latest_t = s.has_t ? std::max(s.latest_t, t) : t;
+  s.has_t = true;
+  s.dirty = true;
+  return moved ? clocked : raw;
+}
+
+inline std::uint32_t shared_economics_state::worker_id(swarm& s, const std::string& worker) {
+  auto [it, inserted] =
+      s.worker_ids.try_emplace(worker, static_cast<std::uint32_t>(s.worker_names.size()));
+  if (inserted) s.worker_names.push_back(worker);
+  return it->second;
+}
+
 std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& raw) {
   ++events_;
   auto [it, inserted] = swarms_.try_emplace(raw.swarm);
   swarm& s = it->second;
-  // The event's time under the swarm clock rule (docs/protocol.md, "Time"): one event moves
-  // the clock forward by one window at most.
   swarm_event clocked;
-  const bool moved = raw.t != clock_time(s, raw.t);
-  if (moved) {
-    clocked = raw;
-    clocked.t = clock_time(s, raw.t);
-  }
-  const swarm_event& e = moved ? clocked : raw;
-  s.latest_t = s.has_t ? std::max(s.latest_t, e.t) : e.t;
-  s.has_t = true;
-  s.dirty = true;
-  auto [wit, new_worker] =
-      s.worker_ids.try_emplace(e.worker, static_cast<std::uint32_t>(s.worker_names.size()));
-  if (new_worker) s.worker_names.push_back(e.worker);
-  const std::uint32_t worker = wit->second;
-
+  const swarm_event& e = advance_clock(s, raw, clocked);
+  const std::uint32_t worker = worker_id(s, e.worker);
   const fingerprint_key exact{fingerprint_kind::exact, e.exact};
   const fingerprint_key structural{fingerprint_kind::structural, e.structural};
-  std::vector<protocol::verdict> out;
-  auto v1 = touch(it->first, s, exact, e, worker);
-  auto v2 = touch(it->first, s, structural, e, worker);
-  if (v1) out.push_back(std::move(*v1));
+  std::vector<protocol::verdict> out;  // the lifted ones first
+  auto v1 = touch(it->first, s, exact, e, worker, out);
+  auto v2 = touch(it->first, s, structural, e, worker, out);
+  if (!s.expiries.empty() && s.latest_t - s.expiries.front().t >= rules_.window_seconds) {
+    sweep(it->first, s, out);
+  }
+  evict_if_needed(it->first, s, exact, structural, out);
+  if (!out.empty()) {
+    // Whatever order the heap popped them in: the same on every run and after a restore.
+    std::sort(out.begin(), out.end(), [](const protocol::verdict& a, const protocol::verdict& b) {
+      return std::tie(a.kind, a.fingerprint) < std::tie(b.kind, b.fingerprint);
+    });
+    lifted_ += out.size();
+  }
   // The structural form groups at least the calls the exact one does; at the same level the
   // exact verdict says it more precisely, so one nudge is enough.
-  if (v2 && !(v1 && out.back().level == v2->level)) out.push_back(std::move(*v2));
-  evict_if_needed(s, exact, structural);
-  verdicts_ += out.size();
+  const bool both = v2 && !(v1 && v1->level == v2->level);
+  if (v1) {
+    out.push_back(std::move(*v1));
+    ++verdicts_;
+  }
+  if (both) {
+    out.push_back(std::move(*v2));
+    ++verdicts_;
+  }
   return out;
 }
 
-std::optional<protocol::verdict> shared_economics_state::touch(const std::string& name, swarm& s,
-                                                               const fingerprint_key& key,
-                                                               const swarm_event& e,
-                                                               std::uint32_t worker) {
+std::optional<protocol::verdict> shared_economics_state::touch(
+    const std::string& name, swarm& s, const fingerprint_key& key, const swarm_event& e,
+    std::uint32_t worker, std::vector<protocol::verdict>& lifted) {
   auto [it, inserted] = s.fingerprints.try_emplace(key);
   entry& f = it->second;
   fingerprint_stats& st = f.stats;
@@ -106,20 +140,26 @@ std::optional<protocol::verdict> shared_economics_state::touch(const std::string
   if (key.kind == fingerprint_kind::exact) ++s.exact_calls;
   // Most calls are far from the top: one comparison, no call.
   if (f.in_top || s.top.size() < kTopKept || st.counted >= s.top.back().counted) rank(s, key, f);
-
+  // Its own expiries and the window's bound can take a declared fingerprint below its level.
+  if (st.level != severity::none && options_.lift_verdicts && !still_meets(f)) {
+    lifted.push_back(lift(name, s, key, f));
+  }
   const judgement j = judge(f);
   if (j.level <= st.level) return std::nullopt;
-  return declare(name, s, key, st, j, e.t);
+  return declare(name, s, key, f, j, e.t);
 }
 
 protocol::verdict shared_economics_state::declare(const std::string& name, swarm& s,
-                                                  const fingerprint_key& key, fingerprint_stats& st,
+                                                  const fingerprint_key& key, entry& f,
                                                   const judgement& j, double t) {
+  fingerprint_stats& st = f.stats;
   if (st.level == severity::none) s.declared.insert(key);
   st.level = j.level;
   st.level_t = t;
   st.level_calls = j.calls;
   st.level_workers = j.workers;
+  // A higher level can fall earlier: queue it anew (an entry queued before is now stale).
+  if (options_.lift_verdicts) schedule(s, key, f);
   return verdict_of(name, key, st, j.by_cap);
 }
 
@@ -168,10 +208,15 @@ void shared_economics_state::rebuild_tallies(entry& f) {
   for (const auto& c : f.stats.window) tally(f, c);
 }
 
+std::uint32_t shared_economics_state::counted_workers(const entry& f) {
+  std::uint32_t n = 0;
+  for (const auto& t : f.tallies) n += t.counted > 0 ? 1u : 0u;
+  return n;
+}
+
 shared_economics_state::judgement shared_economics_state::judge(const entry& f) const {
   judgement j;
-  std::uint32_t counted_workers = 0;
-  for (const auto& t : f.tallies) counted_workers += t.counted > 0 ? 1u : 0u;
+  const std::uint32_t counted_workers = shared_economics_state::counted_workers(f);
   const auto all_workers = static_cast<std::uint32_t>(f.tallies.size());
   const auto all_calls = static_cast<std::uint32_t>(f.stats.window.size());
   if (counted_workers >= rules_.min_workers && f.window_counted >= rules_.threshold) {
@@ -210,8 +255,10 @@ protocol::verdict shared_economics_state::verdict_of(const std::string& name,
   return v;
 }
 
-void shared_economics_state::evict_if_needed(swarm& s, const fingerprint_key& keep_a,
-                                             const fingerprint_key& keep_b) {
+void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
+                                             const fingerprint_key& keep_a,
+                                             const fingerprint_key& keep_b,
+                                             std::vector<protocol::verdict>& lifted) {
   const std::size_t cap = rules_.max_fingerprints_per_swarm;
   if (s.fingerprints.size() <= cap) return;
   // Evict in batches (1/64 of the cap) so the selection's O(n) is paid rarely.
@@ -228,6 +275,10 @@ void shared_economics_state::evict_if_needed(swarm& s, const fingerprint_key& ke
   bool lost_top = false;
   for (std::size_t i = 0; i < n; ++i) {
     const auto victim = s.fingerprints.find(coldest[i].second);
+    // An active verdict no longer counted would never be lifted: lift it now.
+    if (victim->second.stats.level != severity::none && options_.lift_verdicts) {
+      lifted.push_back(lift(name, s, victim->first, victim->second));
+    }
     lost_top |= forget(s, victim->first, victim->second);
     s.fingerprints.erase(victim);
     s.changed.erase(coldest[i].second);
@@ -235,6 +286,81 @@ void shared_economics_state::evict_if_needed(swarm& s, const fingerprint_key& ke
   }
   if (lost_top) rebuild_top(s);
   evictions_ += n;
+}
+
+bool shared_economics_state::still_meets(const entry& f) const {
+  switch (f.stats.level) {
+    case severity::none:
+      return true;
+    case severity::warn:
+      return f.window_counted >= rules_.threshold || f.stats.window.size() >= rules_.absolute_cap;
+    default:  // critical (a swarm rule never declares terminate)
+      return f.window_counted >= (rules_.critical_at != 0 ? rules_.critical_at : rules_.threshold);
+  }
+}
+
+protocol::verdict shared_economics_state::lift(const std::string& name, swarm& s,
+                                               const fingerprint_key& key, entry& f) {
+  fingerprint_stats& st = f.stats;
+  s.declared.erase(key);
+  s.changed.insert(key);
+  st.level = severity::none;
+  st.level_t = s.latest_t;
+  st.level_calls = f.window_counted;
+  st.level_workers = counted_workers(f);
+  return verdict_of(name, key, st, false);
+}
+
+// Calls leave the window in arrival order, each once the clock is a window past it and past
+// every call before it (expire()). The level holds until enough counted calls have left (and,
+// for warn, enough calls of any kind for the cap): the time is the latest among the calls up
+// to the one whose leaving takes it below. Calls added later only make it later.
+double shared_economics_state::lift_time(const entry& f) const {
+  const auto& w = f.stats.window;
+  const std::uint32_t need = f.stats.level == severity::warn || rules_.critical_at == 0
+                                 ? rules_.threshold
+                                 : rules_.critical_at;
+  std::size_t counted_to_go = f.window_counted >= need ? f.window_counted - need + 1 : 0;
+  std::size_t all_to_go = f.stats.level == severity::warn && w.size() >= rules_.absolute_cap
+                              ? w.size() - rules_.absolute_cap + 1
+                              : 0;
+  double latest = -HUGE_VAL;  // below already: at once
+  for (std::size_t i = 0; i < w.size() && (counted_to_go > 0 || all_to_go > 0); ++i) {
+    latest = std::max(latest, w[i].t);
+    if (w[i].counted && counted_to_go > 0) --counted_to_go;
+    if (all_to_go > 0) --all_to_go;
+  }
+  return latest;
+}
+
+void shared_economics_state::schedule(swarm& s, const fingerprint_key& key, entry& f) const {
+  f.queued_t = lift_time(f);
+  s.expiries.push_back({f.queued_t, key});
+  std::push_heap(s.expiries.begin(), s.expiries.end(), later_t{});
+}
+
+// Each entry is judged once the clock is a window past its time, by expire()'s own test (so
+// the sweep and expire() agree to the last bit of rounding).
+void shared_economics_state::sweep(const std::string& name, swarm& s,
+                                   std::vector<protocol::verdict>& lifted) {
+  while (!s.expiries.empty() && s.latest_t - s.expiries.front().t >= rules_.window_seconds) {
+    std::pop_heap(s.expiries.begin(), s.expiries.end(), later_t{});
+    const expiry x = s.expiries.back();
+    s.expiries.pop_back();
+    const auto it = s.fingerprints.find(x.key);
+    if (it == s.fingerprints.end() || !(it->second.queued_t == x.t)) continue;  // stale
+    entry& f = it->second;
+    f.queued_t = std::numeric_limits<double>::quiet_NaN();
+    if (f.stats.level == severity::none) continue;  // lifted meanwhile
+    const std::size_t before = f.stats.window.size();
+    expire(f, s.latest_t);
+    if (f.stats.window.size() != before) s.changed.insert(x.key);
+    if (still_meets(f)) {
+      schedule(s, x.key, f);
+    } else {
+      lifted.push_back(lift(name, s, x.key, f));
+    }
+  }
 }
 
 bool shared_economics_state::complete(std::string_view name) {

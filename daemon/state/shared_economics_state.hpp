@@ -11,7 +11,9 @@
 // Thread-safety: none. The daemon serializes every call behind one mutex; replay owns its own.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -57,9 +59,18 @@ struct swarm_view {
   std::vector<protocol::verdict> verdicts;  // oldest first (verdicts)
 };
 
+// How the state behaves beyond the swarm rule.
+struct state_options {
+  // Lift a declared verdict whose counted calls in the window fell below its level (the
+  // daemon's feature active_verdicts). Off: a declared level stays until swarm_complete, as in
+  // protocol v1.
+  bool lift_verdicts = true;
+};
+
 struct state_counters {
   std::uint64_t events = 0;      // apply() calls
-  std::uint64_t verdicts = 0;    // verdicts returned
+  std::uint64_t verdicts = 0;    // verdicts declared (returned with a level above none)
+  std::uint64_t lifted = 0;      // verdicts lifted (returned with level none)
   std::uint64_t evictions = 0;   // fingerprints evicted for the per-swarm cap
   std::size_t fingerprints = 0;  // held now, all swarms
 };
@@ -71,13 +82,18 @@ class shared_economics_state {
   static constexpr std::size_t kMaxResultsPerFingerprint = 64;
 
   // `rules` must pass validate(); the defaults are the defaults.
-  explicit shared_economics_state(swarm_rules rules = {});
+  explicit shared_economics_state(swarm_rules rules = {}, state_options options = {});
 
   // Applies one judged call and returns the verdicts it caused, as the daemon pushes them
   // (protocol::verdict: the message is the nudge text naming the tool, calls, workers and
-  // what to do instead; level is never none), each level of each
-  // fingerprint at most once (when both fingerprints of the call reach the same level at once,
-  // only the exact one is returned).
+  // what to do instead). A declared verdict is active while its fingerprint's counted calls in
+  // the window still meet its level (warn: threshold, or absolute_cap calls of any kind;
+  // critical: critical_at); once they fall below it (the swarm clock moved on, or the
+  // fingerprint is evicted) the verdict is returned again with level none (calls and workers:
+  // the counted ones left), and the fingerprint may be declared again (with
+  // options.lift_verdicts). Order: lifted verdicts first, by kind and fingerprint; then what
+  // the call declared, each level of each fingerprint once per declaration (when both
+  // fingerprints of the call reach the same level at once, only the exact one is returned).
   std::vector<protocol::verdict> apply(const swarm_event& e);
 
   // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
@@ -99,7 +115,7 @@ class shared_economics_state {
   // The `n` fingerprints with the most counted calls (ties: more calls, then key). Up to
   // kTopKept from the kept ranking; a larger `n` walks every fingerprint.
   std::vector<fingerprint_row> top_fingerprints(std::string_view swarm, std::size_t n) const;
-  // Every declared verdict of the swarm, at its highest level, oldest first.
+  // Every active verdict of the swarm (declared, not lifted), at its level, oldest first.
   std::vector<protocol::verdict> verdicts(std::string_view swarm) const;
   // summary, worker names, the top `n` and the verdicts at once; nullopt for an unknown swarm.
   std::optional<swarm_view> view(std::string_view swarm, std::size_t n) const;
@@ -107,7 +123,8 @@ class shared_economics_state {
   const swarm_rules& rules() const { return rules_; }
 
   // Checkpoint support: the rows changed since the last call (then forgotten), a full
-  // snapshot, and a restore from one (replacing everything; clears the change set).
+  // snapshot, and a restore from one (replacing everything; clears the change set). A
+  // restored state lifts verdicts exactly as the state it was taken from would have.
   state_changes take_changes();
   state_snapshot snapshot() const;
   void restore(const state_snapshot& s) { restore(state_snapshot(s)); }
@@ -132,6 +149,15 @@ class shared_economics_state {
     std::vector<worker_tally> tallies;
     std::uint32_t window_counted = 0;
     bool in_top = false;  // one of the swarm's `top` slots
+    // `t` of its entry in the swarm's expiries; NaN: none.
+    double queued_t = std::numeric_limits<double>::quiet_NaN();
+    bool queued() const { return !std::isnan(queued_t); }
+  };
+  // A declared fingerprint cannot fall below its level before the clock is a window past `t`
+  // (lift_time()); then the sweep re-judges it.
+  struct expiry {
+    double t = 0;
+    fingerprint_key key;
   };
   // A fingerprint's rank in the top view: counted calls, then calls (only ever grow).
   struct top_slot {
@@ -148,6 +174,9 @@ class shared_economics_state {
     std::uint64_t exact_calls = 0;  // calls of the exact fingerprints held
     std::unordered_set<fingerprint_key, fingerprint_key_hash> declared;  // level != none
     std::vector<top_slot> top;  // the kTopKept hottest, hottest first
+    // A min-heap on `t` of the declared fingerprints (with lift_verdicts). An entry whose
+    // fingerprint's queued_t differs is stale and skipped.
+    std::vector<expiry> expiries;
     // Change tracking for take_changes().
     bool dirty = false;
     std::uint32_t workers_persisted = 0;
@@ -156,14 +185,20 @@ class shared_economics_state {
   };
 
   double clock_time(const swarm& s, double t) const;  // the time an event counts at
+  // Moves the swarm clock for `raw`; the event at its effective time (`raw` or `clocked`).
+  const swarm_event& advance_clock(swarm& s, const swarm_event& raw, swarm_event& clocked) const;
+  static std::uint32_t worker_id(swarm& s, const std::string& worker);
+  // Counts the call; lifts the fingerprint's verdict into `lifted` when its counts fell below
+  // it; returns what the call declared.
   std::optional<protocol::verdict> touch(const std::string& name, swarm& s,
                                          const fingerprint_key& key, const swarm_event& e,
-                                         std::uint32_t worker);
+                                         std::uint32_t worker,
+                                         std::vector<protocol::verdict>& lifted);
   void expire(entry& f, double now) const;
   // The read views: rank() after a fingerprint's counts grew, account() for a restored row,
   // forget() before an entry is erased (true when it held a top slot), rebuild_top() after.
   static void rank(swarm& s, const fingerprint_key& key, entry& f);
-  static void account(swarm& s, const fingerprint_key& key, entry& f);
+  void account(swarm& s, const fingerprint_key& key, entry& f) const;
   static bool forget(swarm& s, const fingerprint_key& key, const entry& f);
   static void rebuild_top(swarm& s);
   void push_call(entry& f, const window_call& c) const;
@@ -176,18 +211,31 @@ class shared_economics_state {
   };
   judgement judge(const entry& f) const;
   // Raises the fingerprint's declared level to the judgement's; the verdict to push.
-  protocol::verdict declare(const std::string& name, swarm& s, const fingerprint_key& key,
-                            fingerprint_stats& st, const judgement& j, double t);
-  void evict_if_needed(swarm& s, const fingerprint_key& keep_a, const fingerprint_key& keep_b);
+  protocol::verdict declare(const std::string& name, swarm& s, const fingerprint_key& key, entry& f,
+                            const judgement& j, double t);
+  void evict_if_needed(const std::string& name, swarm& s, const fingerprint_key& keep_a,
+                       const fingerprint_key& keep_b, std::vector<protocol::verdict>& lifted);
+  // Active verdicts (with lift_verdicts): whether the counts still meet the declared level;
+  // lift() resets it to none and returns the verdict saying so; lift_time() is the earliest
+  // the counts can fall below it (as long as no call is added); schedule() queues the
+  // fingerprint for that time; sweep() re-judges every declared fingerprint whose time the
+  // clock has passed by a window.
+  bool still_meets(const entry& f) const;
+  double lift_time(const entry& f) const;
+  protocol::verdict lift(const std::string& name, swarm& s, const fingerprint_key& key, entry& f);
+  void schedule(swarm& s, const fingerprint_key& key, entry& f) const;
+  void sweep(const std::string& name, swarm& s, std::vector<protocol::verdict>& lifted);
+  static std::uint32_t counted_workers(const entry& f);
   static void rebuild_tallies(entry& f);
   std::uint64_t digest_of(std::string_view name, const swarm& s) const;
   protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key,
                                const fingerprint_stats& f, bool by_cap) const;
 
   swarm_rules rules_;
+  state_options options_;
   std::map<std::string, swarm, std::less<>> swarms_;
   std::vector<std::string> cleared_;  // completed since the last take_changes()
-  std::uint64_t events_ = 0, verdicts_ = 0, evictions_ = 0;
+  std::uint64_t events_ = 0, verdicts_ = 0, lifted_ = 0, evictions_ = 0;
 };
 
 }  // namespace loopguard::daemon

@@ -46,9 +46,9 @@ struct fingerprint_stats {
   std::uint64_t counted = 0;        // calls that were not progress
   double first_seen = 0;            // lowest event time
   double last_seen = 0;             // highest event time
-  severity level = severity::none;  // highest level declared so far
-  double level_t = 0;               // event time of that declaration
-  std::uint32_t level_calls = 0;    // calls and workers the declaration reported
+  severity level = severity::none;  // the active verdict's level; none: none (or lifted)
+  double level_t = 0;               // event time of that declaration (or of the lift)
+  std::uint32_t level_calls = 0;    // calls and workers the declaration (or lift) reported
   std::uint32_t level_workers = 0;
   std::vector<std::uint32_t> workers;  // every worker index that called it, sorted
   std::vector<window_call> window;     // arrival order

@@ -125,9 +125,13 @@ void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f
   for (; i > 0 && before(top[i], top[i - 1]); --i) std::swap(top[i], top[i - 1]);
 }
 
-void shared_economics_state::account(swarm& s, const fingerprint_key& key, entry& f) {
+void shared_economics_state::account(swarm& s, const fingerprint_key& key, entry& f) const {
   if (key.kind == fingerprint_kind::exact) s.exact_calls += f.stats.calls;
-  if (f.stats.level != severity::none) s.declared.insert(key);
+  if (f.stats.level != severity::none) {
+    s.declared.insert(key);
+    // Never later than where the uninterrupted state has it queued (lift_time()).
+    if (options_.lift_verdicts && !f.queued()) schedule(s, key, f);
+  }
   rank(s, key, f);
 }
 
@@ -218,7 +222,7 @@ std::optional<swarm_view> shared_economics_state::view(std::string_view name, st
 }
 
 state_counters shared_economics_state::counters() const {
-  state_counters c{events_, verdicts_, evictions_, 0};
+  state_counters c{events_, verdicts_, lifted_, evictions_, 0};
   for (const auto& kv : swarms_) c.fingerprints += kv.second.fingerprints.size();
   return c;
 }

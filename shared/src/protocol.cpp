@@ -322,6 +322,52 @@ class byte_reader {
 
 constexpr std::string_view kBinaryMagic = "LGB1";
 
+// The N of an error message that begins with `prefix` N.
+std::optional<std::size_t> index_after(std::string_view message, std::string_view prefix) {
+  if (!message.starts_with(prefix)) return std::nullopt;
+  message.remove_prefix(prefix.size());
+  std::size_t n = 0, digits = 0;
+  for (; digits < message.size() && digits < 10; ++digits) {
+    const char c = message[digits];
+    if (c < '0' || c > '9') break;
+    n = n * 10 + static_cast<std::size_t>(c - '0');
+  }
+  if (digits == 0) return std::nullopt;
+  return n;
+}
+
+std::optional<std::uint64_t> json_event_seq(std::string_view text, std::size_t index) {
+  const auto doc = json_input::parse(text);
+  if (!doc) return std::nullopt;
+  json_fields::reader r(doc->value, kFrameRules);
+  const json* list = r.array("events");
+  if (list == nullptr || index >= list->size()) return std::nullopt;
+  std::uint64_t seq = 0;
+  if (!r.item(list, "events", index).integer(required("seq"), seq)) return std::nullopt;
+  return seq;
+}
+
+// Event `index` of a binary batch starts after the events before it, which decoded.
+std::optional<std::uint64_t> binary_event_seq(std::string_view bytes, std::size_t index) {
+  if (bytes.substr(0, kBinaryMagic.size()) != kBinaryMagic) return std::nullopt;
+  byte_reader r(bytes.substr(kBinaryMagic.size()));
+  std::uint64_t n = 0, skip = 0;
+  unsigned flags = 0;
+  std::string s;
+  if (!r.u64(n) || index >= n) return std::nullopt;
+  for (std::size_t i = 0; i < index; ++i) {
+    for (int k = 0; k < 5; ++k) {
+      if (!r.u64(skip)) return std::nullopt;
+    }
+    if (!r.u8(flags) || !r.str(s, kMaxToolBytes) || !r.str(s, kMaxSummaryBytes)) {
+      return std::nullopt;
+    }
+  }
+  std::uint64_t seq = 0;
+  if (!r.u64(seq)) return std::nullopt;
+  return seq;
+}
+
 }  // namespace
 
 bool welcome::has(std::string_view feature) const {
@@ -403,6 +449,14 @@ result<events> decode_binary(std::string_view bytes) {
   }
   if (!r.done()) return bad("trailing bytes");
   return out;
+}
+
+std::optional<std::uint64_t> failed_event_seq(std::string_view frame, bool binary,
+                                              const status& error) {
+  const std::string said = error.message();
+  const auto index = index_after(said, binary ? "binary batch: event " : "events[");
+  if (!index) return std::nullopt;
+  return binary ? binary_event_seq(frame, *index) : json_event_seq(frame, *index);
 }
 
 }  // namespace loopguard::protocol

@@ -95,6 +95,18 @@ elseif(CASE STREQUAL "swarm_presets")
     set(ok TRUE)
   endif()
   expect(ok "the default swarm rule must not fire for one worker whose results change")
+elseif(CASE STREQUAL "global_lifted")
+  # A global verdict lifted once the swarm clock moved past the window, then declared again:
+  # two global lines (never a line of severity none), the lifts counted on stderr.
+  run_replay("${DATA}/replay/global_lifted.jsonl")
+  string(REGEX MATCHALL "\"detector\":\"global\",\"severity\":\"warn\"" globals "${out}")
+  list(LENGTH globals n)
+  set(ok FALSE)
+  if(rc EQUAL 0 AND n EQUAL 2 AND NOT out MATCHES "\"severity\":\"none\""
+     AND err MATCHES "global=2, global verdicts lifted: 2\n")
+    set(ok TRUE)
+  endif()
+  expect(ok "a lifted global verdict must be counted on stderr, never printed, and declared again")
 elseif(CASE STREQUAL "bad_config")
   # A configuration error names the file and the key.
   file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/bad_config.json"

@@ -192,6 +192,23 @@ TEST_SUITE("cli_daemon") {
     CHECK(online.out == offline.out);
   }
 
+  TEST_CASE("a verdict the daemon lifts is counted as offline and printed by neither" *
+            doctest::timeout(60)) {
+    test::temp_dir dir;
+    daemon_process d(dir.file(""), dir.file("lg.db"));
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    const std::string trace = kData + "/replay/global_lifted.jsonl";
+    const cli_result offline = run_loopguard(dir.file(""), {"replay", trace});
+    const cli_result online =
+        run_loopguard(dir.file(""), {"replay", "--daemon", url_of(d), "--deliveries", trace});
+    REQUIRE_MESSAGE(online.exit == 0, online.err);
+    CHECK(without_deliveries(online.out) == offline.out);
+    CHECK(offline.out.find("\"severity\":\"none\"") == std::string::npos);
+    CHECK(online.out.find("\"severity\":\"none\"") == std::string::npos);
+    CHECK(offline.err.find("global=2, global verdicts lifted: 2") != std::string::npos);
+    CHECK(online.err.find("global=2, global verdicts lifted: 2") != std::string::npos);
+  }
+
   TEST_CASE("the daemon judges with its own swarm rule: the same rule gives the same lines" *
             doctest::timeout(60)) {
     test::temp_dir dir;

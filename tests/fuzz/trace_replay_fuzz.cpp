@@ -83,7 +83,11 @@ void replay(const loopguard::trace& tr, const manager_config& config) {
     LG_FUZZ_CHECK(v.action != loopguard::action::terminate || !v.detections.empty(),
                   "terminate without a detection");
     for (const auto& d : v.detections) check(d);
-    for (const auto& d : swarms.on_event(i)) check(d);
+    const auto swarm_step = swarms.on_event(i);
+    for (const auto& d : swarm_step.detections) check(d);
+    for (const auto& v : swarm_step.lifted) {
+      LG_FUZZ_CHECK(v.level == loopguard::severity::none, "a lifted verdict has a level");
+    }
   }
 }
 

@@ -160,4 +160,11 @@ std::string serialize(const message& m);
 std::string encode_binary(const events& batch);
 result<events> decode_binary(std::string_view bytes);
 
+// The sequence number of the event a failed parse() (JSON frame) or decode_binary() (binary
+// frame) of `frame` was about (feature error_seq): when `error` names one event of a batch
+// (`events[3].tool: ...`, `binary batch: event 3 ...`) and that event's seq is readable;
+// nullopt otherwise. Errors are rare: this reads the frame again.
+std::optional<std::uint64_t> failed_event_seq(std::string_view frame, bool binary,
+                                              const status& error);
+
 }  // namespace loopguard::protocol

@@ -77,9 +77,10 @@ struct server_context {
   // `stopping`: the drain is over. Set before the I/O threads run, cleared after they stop.
   std::function<void()> on_drained;
 
-  // Queues `frame` to every session of `swarm`. Copies the weak_ptrs under the registry lock
-  // and sends after releasing it.
-  void broadcast(std::string_view swarm, const std::shared_ptr<const std::string>& frame);
+  // Queues `frame` to every session of `swarm` but `except`. Copies the weak_ptrs under the
+  // registry lock and sends after releasing it.
+  void broadcast(std::string_view swarm, const std::shared_ptr<const std::string>& frame,
+                 const websocket_session* except = nullptr);
   // Tells every session that checkpoint `epoch` is durable (from the checkpointer thread).
   void on_durable(std::uint64_t epoch);
   // Closes every session with 1001 going away (shutdown).

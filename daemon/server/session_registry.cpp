@@ -38,9 +38,10 @@ std::vector<session_registry::entry> session_registry::all() const {
 }
 
 void server_context::broadcast(std::string_view swarm,
-                               const std::shared_ptr<const std::string>& frame) {
+                               const std::shared_ptr<const std::string>& frame,
+                               const websocket_session* except) {
   for (const auto& w : registry.of_swarm(swarm)) {  // a copy: no lock held while sending
-    if (auto s = w.lock()) s->send(frame);
+    if (auto s = w.lock(); s && s.get() != except) s->send(frame);
   }
 }
 

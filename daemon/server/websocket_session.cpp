@@ -198,9 +198,13 @@ void websocket_session::on_events(const protocol::events& m) {
   if (ctx_->service.pending_events() >= checkpointer::kEagerEvents && ctx_->nudge_checkpoint) {
     ctx_->nudge_checkpoint();
   }
+  // The sender's own copy is queued here, on its strand, before anything else can be: the
+  // ack of this batch (posted by the checkpointer, maybe already) always follows its verdicts.
   for (const auto& v : r.verdicts) {
     ctx_->metrics.verdicts_pushed += ctx_->registry.of_swarm(id_->swarm).size();
-    ctx_->broadcast(id_->swarm, frame_of(v));
+    const auto frame = frame_of(v);
+    queue(frame);
+    ctx_->broadcast(id_->swarm, frame, this);
   }
   if (!r.error.ok()) fail_with({r.error.code(), r.error.message()}, close_code::policy_error);
 }

@@ -100,6 +100,30 @@ TEST_SUITE("e2e") {
     CHECK(get_json(d.port(), "/api/swarms/b")["verdicts"].empty());
   }
 
+  TEST_CASE("the worker whose batch declares a verdict reads the verdict before that ack" *
+            doctest::timeout(30)) {
+    // A worker that waits for its ack and then looks at its verdicts must find them there.
+    test::temp_dir dir;
+    daemon_process d(dir.file(""), dir.file("lg.db"));
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    for (int round = 0; round < 10; ++round) {
+      const std::string swarm = "order" + std::to_string(round);
+      ws_client first(d.port()), second(d.port());
+      REQUIRE(first.hello(swarm, "w0", "inc") == 0u);
+      REQUIRE(second.hello(swarm, "w1", "inc") == 0u);
+      first.send(batch(1, 9, 1));
+      REQUIRE(first.wait_ack(9, 5s));
+      second.send(batch(1, 1, 1));  // the 10th call: the threshold
+      std::optional<json> m;
+      do {
+        m = second.next(5s);
+      } while (m && (*m)["type"] != "verdict" && (*m)["type"] != "ack");
+      REQUIRE(m.has_value());
+      CHECK_MESSAGE((*m)["type"] == "verdict", "round ", round, ": ", m->dump());
+      REQUIRE(second.wait_ack(1, 5s));
+    }
+  }
+
   TEST_CASE("SIGTERM drains and checkpoints; a restart keeps everything" * doctest::timeout(30)) {
     test::temp_dir dir;
     std::string before;

@@ -17,7 +17,7 @@ std::string window_words(double seconds) {
 }
 
 std::string lifted_nudge(const nudge_facts& f) {
-  std::string out = "[loopguard] The swarm-wide dead end on `";
+  std::string out = "[Loopguard] The swarm-wide dead end on `";
   out.append(f.tool).append("` looks cleared: ").append(std::to_string(f.calls));
   out += f.calls == 1 ? " repeated call" : " repeated calls";
   out.append(" in the last ").append(window_words(f.window_seconds));
@@ -29,8 +29,8 @@ std::string lifted_nudge(const nudge_facts& f) {
 
 std::string global_nudge(severity level, const nudge_facts& f) {
   if (level == severity::none) return lifted_nudge(f);
-  std::string out = level >= severity::critical ? "[loopguard] CRITICAL, swarm-wide dead end: "
-                                                : "[loopguard] Swarm-wide dead end: ";
+  std::string out = level >= severity::critical ? "[Loopguard CRITICAL] Swarm-wide dead end: "
+                                                : "[Loopguard] Swarm-wide dead end: ";
   std::string who = std::to_string(f.workers);
   who += f.workers == 1 ? " worker" : " workers";
   const char* what = f.kind == "exact" ? "with identical arguments" : "with equivalent arguments";

@@ -92,7 +92,7 @@ TEST_SUITE("active verdicts") {
     CHECK(lifted[0].workers == 2);
     CHECK(lifted[0].t == 1800);
     CHECK(lifted[0].message ==
-          "[loopguard] The swarm-wide dead end on `search` looks cleared: 9 repeated calls in "
+          "[Loopguard] The swarm-wide dead end on `search` looks cleared: 9 repeated calls in "
           "the last 30 min, fewer than it took to declare it. It may be tried again if something "
           "has changed.");
     CHECK(s.verdicts("s").empty());

@@ -15,7 +15,7 @@ protocol::detection detection(std::string detector, severity level = severity::w
   d.level = level;
   d.count = 3;
   d.tool = "bash";
-  d.message = "[loopguard] stuck";
+  d.message = "[Loopguard] stuck";
   d.t = t;
   return d;
 }

@@ -34,7 +34,7 @@ protocol::verdict pushed(severity level) {
   v.level = level;
   v.calls = 10;
   v.workers = 5;
-  v.message = "[loopguard] Swarm-wide dead end: `search` was called 10 times.";
+  v.message = "[Loopguard] Swarm-wide dead end: `search` was called 10 times.";
   v.t = 1712.5;
   return v;
 }
@@ -304,7 +304,7 @@ TEST_SUITE("swarm verdicts") {
         R"({"type":"verdict","swarm":"s","tool":"grep","kind":"structural","fingerprint":")" +
         loopguard::to_hex(fingerprinter().of_call_text("grep", R"({"pattern":"x"})").structural) +
         R"(","level":"critical","calls":12,"workers":3,)"
-        R"("message":"[loopguard] CRITICAL, swarm-wide dead end: stop.","t":3.5})";
+        R"("message":"[Loopguard CRITICAL] Swarm-wide dead end: stop.","t":3.5})";
     const auto parsed = protocol::parse(frame);
     REQUIRE(parsed.has_value());
     const protocol::message& msg = *parsed;
@@ -314,7 +314,7 @@ TEST_SUITE("swarm verdicts") {
     const verdict v = m.on_tool_call_json("grep", R"({"pattern":"x"})");
     CHECK(v.action == action::reject);
     CHECK(v.strongest().level == severity::critical);
-    CHECK(v.strongest().message == "[loopguard] CRITICAL, swarm-wide dead end: stop.");
+    CHECK(v.strongest().message == "[Loopguard CRITICAL] Swarm-wide dead end: stop.");
     CHECK(v.strongest().count == 12);
     CHECK(v.strongest().tool == "grep");
   }

@@ -132,7 +132,7 @@ TEST_SUITE("client error policy") {
     CHECK(classify("unauthorized") == error_class::fatal);
     CHECK(classify("unsupported_version") == error_class::fatal);
     CHECK(classify("bad_message") == error_class::per_event);
-    CHECK(classify("invalid_utf8") == error_class::per_event);
+    CHECK(classify("invalid_utf8") == error_class::fatal);  // the hello's identifiers
     CHECK(classify("shutting_down") == error_class::retry);
     CHECK(classify("too_many_connections") == error_class::retry);
     CHECK(classify("something_new") == error_class::retry);

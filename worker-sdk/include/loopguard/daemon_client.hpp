@@ -62,7 +62,7 @@ struct client_stats {
   bool connected = false;
   std::vector<std::string> features;  // of the last welcome
   std::string last_error;             // the last error frame or connection failure
-  bool fatal = false;                 // unauthorized / unsupported_version: no more reconnects
+  bool fatal = false;  // unauthorized / unsupported_version / invalid_utf8: no more reconnects
 };
 
 class daemon_client {

@@ -6,9 +6,12 @@ namespace loopguard::client {
 
 error_class classify(std::string_view code) {
   namespace c = protocol::codes;
-  if (code == c::unauthorized || code == c::unsupported_version) return error_class::fatal;
-  if (code == c::bad_message || code == c::invalid_utf8 || code == c::bad_json ||
-      code == c::batch_too_large || code == c::frame_too_large) {
+  // invalid_utf8 is only ever about the hello's identifiers: resending them cannot help.
+  if (code == c::unauthorized || code == c::unsupported_version || code == c::invalid_utf8) {
+    return error_class::fatal;
+  }
+  if (code == c::bad_message || code == c::bad_json || code == c::batch_too_large ||
+      code == c::frame_too_large) {
     return error_class::per_event;
   }
   return error_class::retry;  // and every code this client does not know

@@ -10,7 +10,7 @@ namespace loopguard::client {
 enum class error_class {
   per_event,  // the daemon refused what was sent: drop that event with a gap, reconnect
   retry,      // back off and reconnect; everything unacknowledged is sent again
-  fatal,      // unauthorized / unsupported_version: no reconnect would help
+  fatal,      // unauthorized / unsupported_version / invalid_utf8: no reconnect would help
 };
 
 error_class classify(std::string_view code);

@@ -1,5 +1,6 @@
 #include "daemon_replay.hpp"
 
+#include "loopguard/swarm_detection.hpp"
 #include "run_swarm_id.hpp"
 
 namespace loopguard::cli {
@@ -92,7 +93,7 @@ status daemon_replay::send(worker_link& w, const judged_call& judged, std::size_
   for (const protocol::verdict& v : w.client->take_verdicts()) {
     ++w.taken;
     w.swarm->lines.push_back(lines_.size());
-    lines_.push_back({index, ev.worker, ev.swarm, global_detection(v, judged.call), {}});
+    lines_.push_back({index, ev.worker, ev.swarm, swarm_detection(v, judged.call), {}});
   }
   return {};
 }

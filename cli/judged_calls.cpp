@@ -64,16 +64,4 @@ protocol::event judged_calls::event_of(std::size_t call_index, std::size_t resul
   return e;
 }
 
-detection global_detection(const protocol::verdict& v, std::size_t loop_start) {
-  detection d;
-  d.detector = detector_id::global;
-  d.level = v.level;
-  d.count = v.calls;
-  d.confidence = 1.0;
-  d.loop_start = loop_start;
-  d.tool = v.tool;
-  d.message = v.message;
-  return d;
-}
-
 }  // namespace loopguard::cli

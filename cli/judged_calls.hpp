@@ -39,8 +39,4 @@ class judged_calls {
   std::vector<bool> answered_;        // call event -> a result follows in the recording
 };
 
-// A global verdict as a replay detection: detector `global`, count = the verdict's calls,
-// confidence 1, loop_start = the call that caused it.
-detection global_detection(const protocol::verdict& v, std::size_t loop_start);
-
 }  // namespace loopguard::cli

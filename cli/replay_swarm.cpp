@@ -1,6 +1,7 @@
 #include "replay_swarm.hpp"
 
 #include "judged_calls.hpp"
+#include "loopguard/swarm_detection.hpp"
 #include "state/shared_economics_state.hpp"
 
 namespace loopguard::cli {
@@ -38,7 +39,7 @@ swarm_replay::step swarm_replay::on_event(std::size_t index) {
   step out;
   for (const auto& v : impl_->state.apply(e)) {
     auto& to = v.level == severity::none ? out.lifted : out.detections;
-    to.push_back(global_detection(v, judged->call));
+    to.push_back(swarm_detection(v, judged->call));
   }
   return out;
 }

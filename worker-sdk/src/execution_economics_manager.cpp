@@ -485,9 +485,10 @@ verdict ExecutionEconomicsManager::add_cost(double amount) {
 }
 
 void ExecutionEconomicsManager::on_swarm_verdict(const protocol::verdict& pushed) {
-  impl_->globals.record(
-      {pushed.kind, pushed.fingerprint},
-      {utf8::repair(pushed.tool), utf8::repair(pushed.message), pushed.level, pushed.calls});
+  protocol::verdict v = pushed;
+  v.tool = utf8::repair(v.tool);
+  v.message = utf8::repair(v.message);
+  impl_->globals.record(std::move(v));
 }
 
 void ExecutionEconomicsManager::set_call_sink(call_sink f) {

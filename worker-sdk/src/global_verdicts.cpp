@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "escalation.hpp"
+#include "loopguard/swarm_detection.hpp"
 
 namespace loopguard::sdk {
 
@@ -21,7 +22,8 @@ void global_verdicts::lift(const key& k) {
   active_.erase(it);
 }
 
-void global_verdicts::record(const key& k, pushed v) {
+void global_verdicts::record(protocol::verdict v) {
+  key k{v.kind, v.fingerprint};
   if (v.level == severity::none) return lift(k);
   auto it = active_.find(k);
   if (it != active_.end() && it->second.verdict.level == v.level) return;  // known already
@@ -91,16 +93,7 @@ const global_verdicts::key* global_verdicts::find_critical(std::uint64_t exact,
 }
 
 detection global_verdicts::detection_of(const key& k, std::size_t index) const {
-  const pushed& v = active_.at(k).verdict;
-  detection d;
-  d.detector = detector_id::global;
-  d.level = v.level;
-  d.count = v.calls;
-  d.confidence = 1.0;
-  d.loop_start = index;
-  d.tool = v.tool;
-  d.message = v.message;
-  return d;
+  return swarm_detection(active_.at(k).verdict, index);
 }
 
 }  // namespace loopguard::sdk

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
 #include "loopguard/verdict.hpp"
 
@@ -27,16 +28,10 @@ class global_verdicts {
     std::uint64_t fingerprint = 0;
     friend bool operator==(const key&, const key&) = default;
   };
-  struct pushed {
-    std::string tool, message;  // valid UTF-8
-    severity level = severity::warn;
-    std::uint32_t calls = 0;
-  };
-
   // Level none lifts `k` (its nudge, if still waiting, is dropped); a verdict already active
   // at the same level is not delivered again (a reconnect resends the active ones); any other
   // becomes active and waits for delivery, replacing a waiting nudge of the same fingerprint.
-  void record(const key& k, pushed v);
+  void record(protocol::verdict v);  // its tool and message already repaired (valid UTF-8)
 
   bool has_waiting() const { return !waiting_.empty(); }
   // The swarm completed (swarm_complete): every verdict is lifted, waiting nudges dropped.
@@ -70,7 +65,7 @@ class global_verdicts {
     }
   };
   struct entry {
-    pushed verdict;
+    protocol::verdict verdict;
     bool waiting = false;  // its nudge was not delivered yet
   };
   static bool matches_calls(const key& k, const entry& e);

@@ -18,11 +18,13 @@ using test::daemon_process;
 namespace {
 
 // A daemon whose swarm rule declares a warning at 5 counted calls and critical at 8.
-std::unique_ptr<daemon_process> swarm_daemon(const test::temp_dir& dir) {
+std::unique_ptr<daemon_process> swarm_daemon(const test::temp_dir& dir,
+                                             std::vector<std::string> extra = {}) {
   const std::string config = dir.file("loopguardd.json");
   std::ofstream(config) << R"({"swarm":{"threshold":5,"critical_at":8,"min_workers":2}})";
-  return std::make_unique<daemon_process>(dir.file(""), dir.file("lg.db"),
-                                          std::vector<std::string>{"--config", config});
+  std::vector<std::string> args{"--config", config};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return std::make_unique<daemon_process>(dir.file(""), dir.file("lg.db"), std::move(args));
 }
 
 std::unique_ptr<swarm_worker> join(unsigned short port, const std::string& swarm,
@@ -101,13 +103,18 @@ TEST_SUITE("swarm mode") {
     CHECK(loner->client()->stats().verdicts == 0);
     CHECK_FALSE(has_global(healthy_step(*outsider, 3), severity::warn));
 
+    // A fourth worker joining now is told at once: the active verdicts follow its welcome.
+    auto late = join(d->port(), "auth", "w3");
+    REQUIRE(late->client()->wait_verdicts(1, 10s));
+    CHECK(has_global(healthy_step(*late, 4), severity::warn));
+
     // Two more calls make 8: critical. The dead end is now rejected for every worker of the
-    // swarm, while other calls go through.
+    // swarm, the late one included, while other calls go through.
     dead_end(*swarm[0]);
     dead_end(*swarm[1]);
     settle(*swarm[0]);
     settle(*swarm[1]);
-    for (auto* w : {swarm[0].get(), swarm[2].get()}) {
+    for (auto* w : {swarm[0].get(), swarm[2].get(), late.get()}) {
       REQUIRE(w->client()->wait_verdicts(2, 10s));
       const verdict v = dead_end(*w);
       CHECK(v.action == action::reject);
@@ -115,5 +122,71 @@ TEST_SUITE("swarm mode") {
       CHECK(healthy_step(*w, 5).action != action::reject);
     }
     CHECK(outsider->client()->stats().verdicts == 0);
+  }
+
+  TEST_CASE("local detections are reported to the daemon and shown per worker" *
+            doctest::timeout(30)) {
+    test::temp_dir dir;
+    auto d = swarm_daemon(dir);
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    auto w = join(d->port(), "local", "w0");
+    bool warned = false;
+    for (int i = 0; i < 8 && !warned; ++i) warned = !dead_end(*w).allowed();
+    REQUIRE(warned);  // the manager's own rule (exact repeats) fired
+    settle(*w);
+    for (int i = 0; i < 500 && w->client()->stats().detections_sent == 0; ++i) {
+      std::this_thread::sleep_for(10ms);
+    }
+    REQUIRE(w->client()->stats().detections_sent > 0);
+
+    // The daemon shows them under the worker that reported them (docs/operations.md).
+    const std::uint64_t sent = w->client()->stats().detections_sent;
+    nlohmann::json worker;
+    std::string body;
+    for (int i = 0; i < 500; ++i) {
+      REQUIRE(test::http_get(d->port(), "/api/swarms/local", body) == 200);
+      const auto detail = nlohmann::json::parse(body);
+      for (const auto& x : detail.at("workers")) {
+        if (x.at("name") == "w0") worker = x;
+      }
+      if (!worker.is_null() && worker.at("detections").get<std::uint64_t>() >= sent) break;
+      std::this_thread::sleep_for(10ms);
+    }
+    REQUIRE_MESSAGE(!worker.is_null(), body);
+    CHECK(worker.at("detections").get<std::uint64_t>() == sent);
+    const auto& last = worker.at("last_detections");
+    REQUIRE_FALSE(last.empty());
+    CHECK(last.back().at("tool") == "search");
+    CHECK(last.back().at("message").get<std::string>().find("[Loopguard]") == 0);
+  }
+
+  TEST_CASE("against a protocol v1 daemon the client sends no detections and keeps its link" *
+            doctest::timeout(30)) {
+    test::temp_dir dir;
+    auto d = swarm_daemon(dir, {"--protocol-features", "none"});
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    auto a = join(d->port(), "v1", "w0");
+    auto b = join(d->port(), "v1", "w1");
+    CHECK(a->client()->stats().features.empty());
+
+    // Local detections happen but are not reported: the daemon would refuse them.
+    bool warned = false;
+    for (int i = 0; i < 8 && !warned; ++i) warned = !dead_end(*a).allowed();
+    REQUIRE(warned);
+    for (int i = 0; i < 3; ++i) dead_end(*b);
+    settle(*a);
+    settle(*b);
+    // The swarm verdict still reaches both workers (verdicts are protocol v1).
+    REQUIRE(b->client()->wait_verdicts(1, 10s));
+    CHECK(has_global(healthy_step(*b, 1), severity::warn));
+    for (auto* w : {a.get(), b.get()}) {
+      settle(*w);
+      const client_stats s = w->client()->stats();
+      CHECK(s.detections_sent == 0);
+      CHECK(s.connects == 1);  // no refusal, no reconnect loop
+      CHECK(s.disconnects == 0);
+      CHECK(s.last_error.empty());
+      CHECK(s.acknowledged == s.sent);
+    }
   }
 }

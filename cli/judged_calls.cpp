@@ -6,7 +6,6 @@ namespace loopguard::cli {
 namespace {
 
 constexpr std::size_t kNoEvent = SIZE_MAX;
-constexpr std::size_t kSummaryChars = 80;
 
 // The tool as the SDK's daemon client sends it (it makes every field valid for the daemon):
 // cut at a code-point boundary to the protocol's limit, never empty. Trace strings are
@@ -53,7 +52,7 @@ protocol::event judged_calls::event_of(std::size_t call_index, std::size_t resul
   const call_fingerprint cfp = fp_.of_call(call.tool, call.args);
   protocol::event e;
   e.tool = wire_tool(call.tool);
-  e.summary = std::string(utf8::cut(cfp.normalized, kSummaryChars));
+  e.summary = summary_of(cfp);
   e.exact = cfp.exact;
   e.structural = cfp.structural;
   const trace_event& at = tr_.events[result_index];

@@ -49,6 +49,7 @@ void write_port_file(const std::string& path, unsigned short port) {
 
 struct flags {
   std::string listen = "127.0.0.1:7070", db = "./loopguard.db", token_file, config_file, port_file;
+  std::string protocol_features;
   int threads = 2;
   long interval_ms = 0, idle_ms = 0, compact_log_mb = 64;
   bool no_quick_check = false;
@@ -71,6 +72,9 @@ void add_flags(CLI::App& app, flags& f) {
                  "compact once the log holds this many MiB since the last compaction")
       ->check(CLI::Range(1L, 65536L));
   app.add_flag("--no-quick-check", f.no_quick_check, "skip PRAGMA quick_check when opening --db");
+  app.add_option("--protocol-features", f.protocol_features,
+                 "features the welcome lists: all (default), none (the protocol v1 baseline), or "
+                 "a comma-separated list; for testing version skew");
 }
 
 // The daemon's options from the flags and the files they name; an error exits 2.
@@ -83,6 +87,11 @@ result<daemon_options> options_of(const flags& f) {
   }
   if (f.interval_ms) o.config.checkpoint_interval = std::chrono::milliseconds(f.interval_ms);
   if (f.idle_ms) o.config.limits.idle_timeout = std::chrono::milliseconds(f.idle_ms);
+  if (!f.protocol_features.empty()) {
+    auto features = parse_protocol_features(f.protocol_features);
+    if (!features) return features.error();
+    o.config.protocol_features = std::move(*features);
+  }
   const auto endpoint = parse_listen(f.listen);
   if (!endpoint) return status::error("--listen " + f.listen + ": expected address:port");
   o.endpoint = *endpoint;

@@ -10,5 +10,5 @@ build_dir=${LOOPGUARD_BUILD_DIR:-build}
 if (($# == 0)); then
   set -- --listen 127.0.0.1:7070 --db ./loopguard.db
 fi
-echo "loopguardd: ws://127.0.0.1:7070 (health: curl http://127.0.0.1:7070/healthz); Ctrl-C stops" >&2
+echo "loopguardd: ws://127.0.0.1:7070/ws (health: curl http://127.0.0.1:7070/healthz); Ctrl-C stops" >&2
 exec "$build_dir/loopguardd" "$@"

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev libxxhash-dev
   libsqlitecpp-dev libsqlite3-dev doctest-dev libcli11-dev libspdlog-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev  # clang: the libFuzzer harnesses (scripts/fuzz.sh)
-  clang-tidy)                   # scripts/lint.sh (.ci/run's lint stage)
+  clang-tidy                    # scripts/lint.sh (.ci/run's lint stage)
+  python3)                      # the Python module's tests (worker-sdk/python)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,5 +1,6 @@
 #include "server/daemon_config.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +11,34 @@
 
 namespace loopguard::daemon {
 namespace {
+
+std::string known_features() {
+  std::string out;
+  for (auto f : kProtocolFeatures) out += (out.empty() ? "" : ", ") + std::string(f);
+  return out;
+}
+
+bool is_feature(std::string_view name) {
+  return std::find(kProtocolFeatures.begin(), kProtocolFeatures.end(), name) !=
+         kProtocolFeatures.end();
+}
+
+// "protocol_features": an array of known feature names, each once ([] is the v1 baseline).
+void read_features(json_fields::reader& r, std::vector<std::string>& out) {
+  std::vector<std::string> names;
+  if (!r.strings("protocol_features", names)) return;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const std::string path = "protocol_features[" + std::to_string(i) + "]";
+    if (!is_feature(names[i])) {
+      return r.fail(path, "one of " + known_features(), nlohmann::json(names[i]));
+    }
+    if (std::find(names.begin(), names.begin() + static_cast<std::ptrdiff_t>(i), names[i]) !=
+        names.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return r.fail(path, "a feature not listed before", nlohmann::json(names[i]));
+    }
+  }
+  out = std::move(names);
+}
 
 void read_limits(json_fields::object x, server_limits& l) {
   x.integer("max_connections", l.max_connections, 1, 1000000);
@@ -29,12 +58,37 @@ status read_config(const nlohmann::json& doc, daemon_config& c) {
   if (r.integer("checkpoint_interval_ms", interval_ms, 1, 60000)) {
     c.checkpoint_interval = std::chrono::milliseconds(interval_ms);
   }
+  read_features(r, c.protocol_features);
   status s = r.finish();
   if (s.ok()) s = validate(c.rules);
   return s;
 }
 
 }  // namespace
+
+std::vector<std::string> all_protocol_features() {
+  return {kProtocolFeatures.begin(), kProtocolFeatures.end()};
+}
+
+result<std::vector<std::string>> parse_protocol_features(std::string_view list) {
+  if (list == "all") return all_protocol_features();
+  std::vector<std::string> out;
+  if (list == "none") return out;
+  while (true) {
+    const auto comma = list.find(',');
+    const std::string name(list.substr(0, comma));
+    if (!is_feature(name)) {
+      return status::error("--protocol-features: unknown feature \"" + name +
+                           "\" (known: " + known_features() + "; or all, none)");
+    }
+    if (std::find(out.begin(), out.end(), name) != out.end()) {
+      return status::error("--protocol-features: \"" + name + "\" is listed twice");
+    }
+    out.push_back(name);
+    if (comma == std::string_view::npos) return out;
+    list.remove_prefix(comma + 1);
+  }
+}
 
 result<daemon_config> load_config(const std::string& path, daemon_config base) {
   std::ifstream in(path, std::ios::binary);

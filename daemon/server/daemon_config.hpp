@@ -1,8 +1,11 @@
 // loopguardd's configuration: the --config JSON file (docs/operations.md, "Config file").
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "loopguard/status.hpp"
 #include "server/server_context.hpp"
@@ -10,12 +13,27 @@
 
 namespace loopguard::daemon {
 
+// Every protocol feature this daemon can offer, in the order its welcome lists them
+// (docs/protocol.md, "Versioning").
+inline constexpr std::array<std::string_view, 4> kProtocolFeatures{
+    protocol::features::detections, protocol::features::active_verdicts,
+    protocol::features::error_seq, protocol::features::swarm_url};
+
+std::vector<std::string> all_protocol_features();
+
 struct daemon_config {
   static constexpr std::chrono::milliseconds kCheckpointInterval{50};
   swarm_rules rules;
   server_limits limits;
   std::chrono::milliseconds checkpoint_interval = kCheckpointInterval;
+  // The features the welcome lists; the behaviour of each one not listed is off. For testing
+  // version skew: none is the protocol v1 baseline (docs/operations.md).
+  std::vector<std::string> protocol_features = all_protocol_features();
 };
+
+// A --protocol-features value: `all`, `none`, or feature names separated by commas, each known
+// and listed once (`--protocol-features: unknown feature "x" (known: detections, ...)`).
+result<std::vector<std::string>> parse_protocol_features(std::string_view list);
 
 // Reads `path` over `base` (keys not given keep base's values), with json_fields.hpp's rules.
 // An error names the file and the key (`FILE: limits.max_frame: expected an integer in ...`).

@@ -31,6 +31,7 @@ status daemon_server::open() {
   ctx_ = std::make_shared<server_context>(service_, metrics_);
   ctx_->limits = options_.config.limits;
   ctx_->token = options_.token;
+  ctx_->features = options_.config.protocol_features;
   ctx_->on_drained = [this] { ioc_.stop(); };
   checkpointer_ = std::make_unique<checkpointer>(
       service_, *store_, metrics_, options_.config.checkpoint_interval,

@@ -5,6 +5,7 @@
 #include "loopguard/hex.hpp"
 #include "loopguard/json_input.hpp"
 #include "loopguard/utf8.hpp"
+#include "server/worker_url.hpp"
 
 namespace loopguard::daemon {
 namespace {
@@ -12,29 +13,6 @@ namespace {
 constexpr std::size_t kTopFingerprints = 20;
 
 using nlohmann::json;
-
-// %XX decoding of one path segment; nullopt on a malformed escape.
-std::optional<std::string> percent_decode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out.push_back(s[i]);
-      continue;
-    }
-    const auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    if (i + 2 >= s.size()) return std::nullopt;
-    const int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out.push_back(static_cast<char>(hi * 16 + lo));
-    i += 2;
-  }
-  return out;
-}
 
 json summary_json(const swarm_summary& s) {
   return {{"swarm", s.swarm},
@@ -120,6 +98,10 @@ http_reply swarm_route(std::string_view rest, const swarm_service& service) {
 }
 
 }  // namespace
+
+http_reply json_error(unsigned status, std::string_view message) {
+  return json_reply(status, json{{"error", message}});
+}
 
 http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
                  const daemon_metrics& metrics) {

@@ -16,6 +16,9 @@ struct http_reply {
   std::string body;
 };
 
+// {"error": message} with `status`.
+http_reply json_error(unsigned status, std::string_view message);
+
 http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
                  const daemon_metrics& metrics);
 

@@ -8,6 +8,7 @@
 #include "loopguard/utf8.hpp"
 #include "server/http_api.hpp"
 #include "server/websocket_session.hpp"
+#include "server/worker_url.hpp"
 
 namespace loopguard::daemon {
 
@@ -39,29 +40,49 @@ void http_session::do_read() {
 
 void http_session::on_read(beast::error_code ec, std::size_t) {
   if (ec) return;  // closed, timed out or malformed: drop the connection
-  if (beast::websocket::is_upgrade(parser_->get())) {
-    stream_.expires_never();
-    std::make_shared<websocket_session>(stream_.release_socket(), std::move(buffer_), ctx_)
-        ->run(parser_->release());
-    return;
-  }
+  if (beast::websocket::is_upgrade(parser_->get())) return upgrade();
   const auto& req = parser_->get();
-  http_reply r;
-  // No exception leaves a handler: the request that failed gets a 500, the daemon goes on.
+  respond(answer(req), req.keep_alive());
+}
+
+// Under the feature swarm_url only /ws is a worker path, and its query is checked here, before
+// the handshake: a refused upgrade gets a plain HTTP answer and the connection closes.
+void http_session::upgrade() {
+  const std::string_view target = parser_->get().target();
+  std::optional<std::string> swarm;
+  if (ctx_->has(protocol::features::swarm_url)) {
+    if (!is_worker_path(target)) {
+      return respond(json_error(404, "not found: workers connect to " + std::string(kWorkerPath)),
+                     false);
+    }
+    auto named = url_swarm(target);
+    if (!named) return respond(json_error(400, named.error().message()), false);
+    swarm = std::move(*named);
+  }
+  stream_.expires_never();
+  std::make_shared<websocket_session>(stream_.release_socket(), std::move(buffer_), ctx_)
+      ->run(parser_->release(), std::move(swarm));
+}
+
+// No exception leaves a handler: the request that failed gets a 500, the daemon goes on.
+http_reply http_session::answer(const http::request<http::string_body>& req) {
   try {
-    r = route(req.method_string(), req.target(), ctx_->service, ctx_->metrics);
+    return route(req.method_string(), req.target(), ctx_->service, ctx_->metrics);
   } catch (const std::exception& e) {
     spdlog::error("internal error answering {} {}: {}", std::string(req.method_string()),
                   utf8::repair(req.target()), utf8::repair(e.what()));
-    r = {500, "application/json", "{\"error\":\"internal error\"}\n"};
+    return {500, "application/json", "{\"error\":\"internal error\"}\n"};
   }
+}
+
+void http_session::respond(http_reply r, bool keep_alive) {
+  const auto& req = parser_->get();
   http::response<http::string_body> res{static_cast<http::status>(r.status), req.version()};
   res.set(http::field::server, "loopguardd");
   res.set(http::field::content_type, r.content_type);
-  res.keep_alive(req.keep_alive());
+  res.keep_alive(keep_alive);
   if (req.method() != http::verb::head) res.body() = std::move(r.body);
   res.prepare_payload();
-  const bool keep_alive = res.keep_alive();
   beast::async_write(
       stream_, http::message_generator(std::move(res)),
       beast::bind_front_handler(&http_session::on_write, shared_from_this(), keep_alive));

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 
+#include "server/http_api.hpp"
 #include "server/server_context.hpp"
 
 namespace loopguard::daemon {
@@ -20,6 +21,10 @@ class http_session : public std::enable_shared_from_this<http_session> {
  private:
   void do_read();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
+  // Hands the socket to a websocket_session, or answers why the upgrade is refused.
+  void upgrade();
+  http_reply answer(const boost::beast::http::request<boost::beast::http::string_body>& req);
+  void respond(http_reply r, bool keep_alive);
   void on_write(bool keep_alive, boost::beast::error_code ec, std::size_t bytes);
 
   boost::beast::tcp_stream stream_;

@@ -2,6 +2,7 @@
 // registry of live WebSocket sessions, the limits and the token.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -62,7 +63,12 @@ struct server_context {
   daemon_metrics& metrics;
   session_registry registry;
   server_limits limits;
-  std::string token;                       // empty: no token required
+  std::string token;  // empty: no token required
+  // The protocol features the welcome lists; a feature's behaviour is off unless listed.
+  std::vector<std::string> features;
+  bool has(std::string_view feature) const {
+    return std::find(features.begin(), features.end(), feature) != features.end();
+  }
   std::function<void()> nudge_checkpoint;  // asks for a checkpoint now
   std::atomic<bool> stopping{false};
   // Called (on the closing session's thread) when the last connection has closed while

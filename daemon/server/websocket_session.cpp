@@ -35,7 +35,9 @@ websocket_session::~websocket_session() {
   if (counted_) ctx_->connection_closed();
 }
 
-void websocket_session::run(beast::http::request<beast::http::string_body> req) {
+void websocket_session::run(beast::http::request<beast::http::string_body> req,
+                            std::optional<std::string> url_swarm) {
+  url_swarm_ = std::move(url_swarm);
   ++ctx_->metrics.connections_total;
   counted_ = true;
   const auto open = ++ctx_->metrics.connections_open;
@@ -134,26 +136,36 @@ void websocket_session::handle(protocol::message&& m) {
             close_code::policy_error);
 }
 
-void websocket_session::on_hello(protocol::hello&& m) {
-  if (id_) {
-    return fail_with({std::string(protocol::codes::duplicate_hello), "hello was already sent"},
-                     close_code::policy_error);
-  }
+// Why a hello is refused (every code closes with 1008), or nothing.
+std::optional<protocol::error> websocket_session::refuse_hello(const protocol::hello& m) const {
+  using protocol::codes::bad_message;
+  if (id_)
+    return protocol::error{std::string(protocol::codes::duplicate_hello), "hello was already sent"};
   if (m.version != protocol::kVersion) {
-    return fail_with({std::string(protocol::codes::unsupported_version),
-                      "this daemon speaks protocol version " + std::to_string(protocol::kVersion) +
-                          ", got " + std::to_string(m.version)},
-                     close_code::policy_error);
+    return protocol::error{std::string(protocol::codes::unsupported_version),
+                           "this daemon speaks protocol version " +
+                               std::to_string(protocol::kVersion) + ", got " +
+                               std::to_string(m.version)};
   }
   if (!ctx_->token.empty() && m.token != ctx_->token) {
-    return fail_with({std::string(protocol::codes::unauthorized), "missing or wrong token"},
-                     close_code::policy_error);
+    return protocol::error{std::string(protocol::codes::unauthorized), "missing or wrong token"};
   }
+  if (url_swarm_ && *url_swarm_ != m.swarm) {
+    return protocol::error{
+        std::string(bad_message),
+        "hello names swarm \"" + m.swarm + "\", but the URL names swarm \"" + *url_swarm_ + "\""};
+  }
+  return std::nullopt;
+}
+
+void websocket_session::on_hello(protocol::hello&& m) {
+  if (auto refusal = refuse_hello(m)) return fail_with(*refusal, close_code::policy_error);
   id_ = worker_identity{std::move(m.swarm), std::move(m.worker), std::move(m.incarnation)};
   ctx_->registry.add(id_->swarm, this, weak_from_this());
   protocol::welcome w;
   w.last_ack = ctx_->service.durable_seq(*id_);
   w.max_frame = ctx_->limits.max_frame;
+  w.features = ctx_->features;
   acked_ = w.last_ack;
   queue(frame_of(w));
 }

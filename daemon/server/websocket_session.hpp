@@ -28,7 +28,10 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
                     std::shared_ptr<server_context> ctx);
   ~websocket_session();
 
-  void run(boost::beast::http::request<boost::beast::http::string_body> req);
+  // `url_swarm`: the swarm the URL named (/ws?swarm=S, feature swarm_url); a hello of another
+  // swarm is refused.
+  void run(boost::beast::http::request<boost::beast::http::string_body> req,
+           std::optional<std::string> url_swarm = std::nullopt);
   void send(std::shared_ptr<const std::string> frame);
   void on_durable(std::uint64_t epoch);
   void shut_down();
@@ -42,6 +45,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void handle(protocol::message&& m);
   void handle_frame(std::string_view bytes, bool text);
   void on_hello(protocol::hello&& m);
+  std::optional<protocol::error> refuse_hello(const protocol::hello& m) const;
   void on_events(const protocol::events& m);
   void on_gap(const protocol::gap& m);
   void on_complete(const protocol::swarm_complete& m);
@@ -63,7 +67,8 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   bool closing_ = false;
   bool counted_ = false;  // holds one of the max_connections slots
   std::optional<close_code> close_after_;
-  std::optional<worker_identity> id_;                            // set by hello
+  std::optional<worker_identity> id_;  // set by hello
+  std::optional<std::string> url_swarm_;
   std::deque<std::pair<std::uint64_t, std::uint64_t>> unacked_;  // (epoch, seq), ascending
   std::uint64_t acked_ = 0;
 };

@@ -29,6 +29,10 @@ key_set to_set(const std::vector<std::string>& keys) {
 
 }  // namespace
 
+std::string summary_of(const call_fingerprint& call) {
+  return std::string(utf8::cut(call.normalized, kCallSummaryBytes));
+}
+
 fingerprinter::fingerprinter() : fingerprinter(fingerprint_options{}) {}
 
 fingerprinter::fingerprinter(fingerprint_options options)

@@ -11,10 +11,10 @@ namespace beast = boost::beast;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-ws_client::ws_client(unsigned short port) : ws_(ioc_) {
+ws_client::ws_client(unsigned short port, const std::string& target) : ws_(ioc_) {
   beast::get_lowest_layer(ws_).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
   beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true));
-  ws_.handshake("127.0.0.1:" + std::to_string(port), "/ws");
+  ws_.handshake("127.0.0.1:" + std::to_string(port), target);
   do_read();
   thread_ = std::thread([this] { ioc_.run(); });
 }
@@ -147,6 +147,23 @@ int http_get(unsigned short port, const std::string& target, std::string& body) 
   beast::error_code ec;
   stream.socket().shutdown(tcp::socket::shutdown_both, ec);
   body = res.body();
+  return static_cast<int>(res.result_int());
+}
+
+}  // namespace loopguard::test
+
+namespace loopguard::test {
+
+int try_upgrade(unsigned short port, const std::string& target, std::string& body) {
+  net::io_context ioc;
+  beast::websocket::stream<beast::tcp_stream> ws(ioc);
+  beast::get_lowest_layer(ws).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+  beast::websocket::response_type res;
+  beast::error_code ec;
+  ws.handshake(res, "127.0.0.1:" + std::to_string(port), target, ec);
+  body = res.body();
+  beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ec);
   return static_cast<int>(res.result_int());
 }
 

@@ -21,8 +21,8 @@ namespace loopguard::test {
 
 class ws_client {
  public:
-  // Connects and completes the handshake; throws on failure.
-  explicit ws_client(unsigned short port);
+  // Connects and completes the handshake on `target` (e.g. "/ws?swarm=s"); throws on failure.
+  explicit ws_client(unsigned short port, const std::string& target = "/ws");
   ~ws_client();
   ws_client(const ws_client&) = delete;
   ws_client& operator=(const ws_client&) = delete;
@@ -65,6 +65,10 @@ class ws_client {
   std::uint64_t acked_ = 0;
   std::thread thread_;
 };
+
+// A WebSocket upgrade request on `target`, then closes: the HTTP status of the answer (101 when
+// the upgrade was accepted) and its body.
+int try_upgrade(unsigned short port, const std::string& target, std::string& body);
 
 // One blocking HTTP GET against loopback; returns the status and the body.
 int http_get(unsigned short port, const std::string& target, std::string& body);

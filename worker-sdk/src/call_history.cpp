@@ -2,7 +2,7 @@
 
 namespace loopguard::sdk {
 
-void call_history::push(call_record r) {
+void call_history::push(call_record&& r) {
   calls_.push_back(std::move(r));
   while (calls_.size() > capacity_) calls_.pop_front();
 }

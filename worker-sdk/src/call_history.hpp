@@ -35,7 +35,7 @@ class call_history {
  public:
   explicit call_history(std::size_t capacity) : capacity_(capacity) {}
 
-  void push(call_record r);
+  void push(call_record&& r);
   // The oldest unanswered call with this id (if `id` is set) or of this tool; nullptr if none.
   call_record* find_open(std::string_view tool, std::string_view id);
   // True when a call with this exact fingerprint is already in the history (before `upto`).

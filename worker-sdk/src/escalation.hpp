@@ -11,6 +11,7 @@
 
 #include "detectors/finding.hpp"
 #include "loopguard/config.hpp"
+#include "loopguard/verdict.hpp"
 
 namespace loopguard::sdk {
 
@@ -61,5 +62,13 @@ class escalation {
 };
 
 severity count_severity(std::uint32_t count, const ladder& steps);
+
+// The action a verdict takes for its strongest detection, local or swarm-wide: terminate at
+// terminate, reject at critical when the detection may reject the call, else nudge.
+inline action action_for(severity level, bool rejects) {
+  if (level == severity::terminate) return action::terminate;
+  if (level == severity::critical && rejects) return action::reject;
+  return action::nudge;
+}
 
 }  // namespace loopguard::sdk

@@ -17,9 +17,11 @@
 #include "detectors/result.hpp"
 #include "detectors/streaks.hpp"
 #include "escalation.hpp"
+#include "global_verdicts.hpp"
 #include "loopguard/protocol.hpp"
 #include "loopguard/utf8.hpp"
 #include "nudges.hpp"
+#include "pending_calls.hpp"
 
 namespace loopguard {
 
@@ -68,6 +70,7 @@ struct run_state {
   last_event last = last_event::none;
   std::size_t next_index = 0;
   manager_stats stats;
+  sdk::pending_calls pending;  // calls not yet sent to the call sink
 };
 
 // The loops a rule looked at on one event: one loop (the call's or the error's fingerprint) or,
@@ -83,13 +86,6 @@ struct outcome_of {
   bool test_run = false, shell = false, file_op = false;
   std::string_view command;  // the command line of a shell call, else the tool
 };
-
-// The action a verdict takes for its strongest detection, local or swarm-wide.
-action action_for(severity level, bool rejects) {
-  if (level == severity::terminate) return action::terminate;
-  if (level == severity::critical && rejects) return action::reject;
-  return action::nudge;
-}
 
 detection to_detection(const finding& f, severity level, std::uint32_t occurrence,
                        sdk::nudge_text&& text) {
@@ -140,6 +136,8 @@ struct ExecutionEconomicsManager::impl : run_state {
 
   ExecutionEconomicsManager::clock clock;
   ExecutionEconomicsManager::verdict_override override_fn;
+  ExecutionEconomicsManager::call_sink sink;
+  sdk::global_verdicts globals;  // the swarm's, not the run's: reset() keeps them
 
   void clear_run() { static_cast<run_state&>(*this) = run_state(config); }
 
@@ -149,7 +147,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     return next_index++;
   }
 
-  // The index verdicts that judge no event carry (add_cost, swarm verdicts): the last event's.
+  // The index a verdict that judges no event carries (add_cost): the last event's.
   std::size_t last_index() const { return next_index == 0 ? 0 : next_index - 1; }
 
   void new_turn() { ++stats.turns; }
@@ -191,9 +189,12 @@ struct ExecutionEconomicsManager::impl : run_state {
     if (step.found || step.ended) report(out, std::move(step.found), {d, std::nullopt});
   }
 
-  verdict decide(const std::vector<finding>& findings, std::size_t index, bool is_call) {
+  verdict decide(const std::vector<finding>& findings, std::size_t index, bool is_call,
+                 const sdk::global_verdicts::key* match = nullptr) {
     verdict v;
     v.event_index = index;
+    const bool swarm = match != nullptr || globals.has_waiting();
+    if (findings.empty() && !swarm) return finish(std::move(v));
     for (const finding& f : findings) {
       const auto [level, occurrence] = esc.judge(f);
       if (level == severity::none) continue;
@@ -201,17 +202,28 @@ struct ExecutionEconomicsManager::impl : run_state {
       v.detections.push_back(to_detection(f, level, occurrence, std::move(text)));
     }
     strongest_first(v.detections);
+    action act = local_action(v.detections, findings, is_call);
+    if (swarm) {
+      act = globals.merge(v.detections, index, match, act, config.escalation.reject_at_critical);
+    }
     if (!v.detections.empty()) {
-      const detection& top = v.detections.front();
-      const bool rejects = is_call && config.escalation.reject_at_critical &&
-                           std::any_of(findings.begin(), findings.end(), [&](const finding& f) {
-                             return f.detector == top.detector && f.rejectable;
-                           });
-      v.level = top.level;
-      v.action = action_for(top.level, rejects);
+      v.level = v.strongest().level;
+      v.action = act;
       count_detections(v);
     }
     return finish(std::move(v));
+  }
+
+  // What the strongest local detection calls for (a critical call repeat may reject).
+  action local_action(const std::vector<detection>& detections,
+                      const std::vector<finding>& findings, bool is_call) const {
+    if (detections.empty()) return action::allow;
+    const detection& top = detections.front();
+    const bool rejects = is_call && config.escalation.reject_at_critical &&
+                         std::any_of(findings.begin(), findings.end(), [&](const finding& f) {
+                           return f.detector == top.detector && f.rejectable;
+                         });
+    return sdk::action_for(top.level, rejects);
   }
 
   void count_detections(const verdict& v) {
@@ -298,10 +310,14 @@ struct ExecutionEconomicsManager::impl : run_state {
     std::vector<finding> findings;
     judge_call(findings, rec, total);
     add_limits(findings, index);
+    const sdk::global_verdicts::key* match =
+        globals.critical_match(rec.fp.exact, rec.fp.structural);
     history.push(std::move(rec));
-    verdict v = decide(findings, index, true);
+    verdict v = decide(findings, index, true, match);
     // A refused call never runs: no result will pair with it.
-    if (v.action == action::reject || v.action == action::terminate) history.mark_not_run();
+    const bool refused = v.action == action::reject || v.action == action::terminate;
+    if (refused) history.mark_not_run();
+    if (sink) pending.on_call(*history.last(), refused, sink);
     return v;
   }
 
@@ -343,6 +359,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     sdk::call_record* rec = history.find_open(tool, id);
     const std::uint64_t result = fp.of_result(ok, output);
     const outcome_of call = answer(rec, tool, ok, output, result);
+    if (sink) pending.on_result(rec, ok, result, index, sink);
 
     std::vector<finding> findings;
     judge_streaks(findings, call, ok, output, index);
@@ -371,6 +388,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     const std::size_t index = begin_event();
     ++stats.texts;
     new_turn();
+    if (sink) pending.on_text(index);
     std::vector<finding> findings;
     report(findings, sdk::summary_turn(text_turns, last == last_event::text, index, config.summary),
            text_turns, detector_id::summary);
@@ -390,6 +408,7 @@ struct ExecutionEconomicsManager::impl : run_state {
   verdict text_chunk(std::string_view chunk) {
     const std::size_t index = begin_event();
     ++stats.text_chunks;
+    if (sink) pending.on_text(index);
     std::vector<finding> findings;
     if (!streaming) {
       content.reset();
@@ -407,29 +426,6 @@ struct ExecutionEconomicsManager::impl : run_state {
     std::vector<finding> findings;
     add_limits(findings, last_index());
     return decide(findings, last_index(), false);
-  }
-
-  // The daemon's verdict as a `global` detection: its level, counted calls, tool and message
-  // (authoritative, verbatim); never a rejection, as no call is being judged.
-  verdict swarm_verdict(std::string_view tool, std::string_view message, severity level,
-                        std::uint32_t calls) {
-    verdict v;
-    v.event_index = last_index();
-    if (level != severity::none) {
-      detection d;
-      d.detector = detector_id::global;
-      d.level = level;
-      d.count = calls;
-      d.confidence = 1.0;
-      d.loop_start = v.event_index;
-      d.tool = std::string(tool);
-      d.message = std::string(message);
-      v.detections.push_back(std::move(d));
-      v.level = level;
-      v.action = action_for(level, false);
-      count_detections(v);
-    }
-    return finish(std::move(v));
   }
 };
 
@@ -488,9 +484,17 @@ verdict ExecutionEconomicsManager::add_cost(double amount) {
   return impl_->add_cost(amount);
 }
 
-verdict ExecutionEconomicsManager::on_swarm_verdict(const protocol::verdict& pushed) {
-  const utf8::repaired tool(pushed.tool), message(pushed.message);
-  return impl_->swarm_verdict(tool, message, pushed.level, pushed.calls);
+void ExecutionEconomicsManager::on_swarm_verdict(const protocol::verdict& pushed) {
+  impl_->globals.record(
+      {pushed.kind, pushed.fingerprint},
+      {utf8::repair(pushed.tool), utf8::repair(pushed.message), pushed.level, pushed.calls});
+}
+
+void ExecutionEconomicsManager::set_call_sink(call_sink f) {
+  impl_->sink = std::move(f);
+}
+void ExecutionEconomicsManager::flush_calls() {
+  if (impl_->sink) impl_->pending.flush(impl_->sink);
 }
 
 void ExecutionEconomicsManager::reset() {
@@ -510,6 +514,10 @@ const manager_config& ExecutionEconomicsManager::config() const {
 }
 std::size_t ExecutionEconomicsManager::events() const {
   return impl_->next_index;
+}
+
+void ExecutionEconomicsManager::on_swarm_complete() {
+  impl_->globals.clear();
 }
 
 }  // namespace loopguard

@@ -11,6 +11,7 @@
 // Thread-safety: a fingerprinter is immutable after construction; share it freely.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -55,6 +56,13 @@ struct call_fingerprint {
   bool is_shell = false;       // the tool is a shell tool
   std::string shell_command;   // its whitespace-normalized command line, when is_shell
 };
+
+// How many bytes of the normalized form a judged call's `summary` keeps (docs/protocol.md,
+// "events"): well under the protocol's kMaxSummaryBytes.
+inline constexpr std::size_t kCallSummaryBytes = 80;
+// A judged call's `summary`: the normalized form cut to kCallSummaryBytes at a code-point
+// boundary (utf8::cut). The one rule the SDK and `loopguard replay` share.
+std::string summary_of(const call_fingerprint& call);
 
 class fingerprinter {
  public:

@@ -85,6 +85,9 @@ class daemon_client {
 
   // Verdicts received since the last call (a level-none verdict lifts an earlier one).
   std::vector<protocol::verdict> take_verdicts();
+  // Whether the daemon said the swarm completed (swarm_complete) since the last call: every
+  // verdict before it is void (take_verdicts() returns only those that came after it).
+  bool take_swarm_complete();
 
   // Blocks until the daemon acknowledged `seq` (true), the client is fatally refused or the
   // timeout passes (false). For tools (replay, tests), never for an agent's hot path.

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -44,11 +45,24 @@ struct manager_stats {
   std::uint64_t rejected = 0, terminated = 0;
 };
 
+// One judged call (docs/protocol.md, "events"): a call together with its result when one came,
+// as the manager fingerprinted them. What the daemon client sends (protocol::event without seq
+// and time).
+struct judged_call {
+  std::string tool, summary;  // summary: summary_of() the call's fingerprint (fingerprint.hpp)
+  std::uint64_t exact = 0, structural = 0;
+  bool ok = true;                       // the result's ok, when there is a result
+  std::optional<std::uint64_t> result;  // fingerprinter::of_result(ok, output); none: no result
+  std::size_t call_event = 0;           // the manager's event index of the call
+};
+
 class ExecutionEconomicsManager {
  public:
   using clock = std::function<double()>;  // seconds, any epoch
   // May replace any verdict (including allow) before it is returned.
   using verdict_override = std::function<verdict(verdict)>;
+  // Receives each judged call once, from inside the event method that completes it.
+  using call_sink = std::function<void(const judged_call&)>;
 
   ExecutionEconomicsManager();
   explicit ExecutionEconomicsManager(manager_config config);
@@ -71,13 +85,26 @@ class ExecutionEconomicsManager {
   // Cost reported by the caller (any currency unit), for the cost limit. An amount that is not
   // finite, or not above 0, is ignored.
   verdict add_cost(double amount);
-  // A swarm-wide verdict pushed by loopguardd (docs/protocol.md), as the verdict to act on: one
-  // `global` detection with the daemon's level, tool, call count and message (the nudge text,
-  // verbatim). The level gives the action as for the manager's own detections (never reject).
-  // Not an event: no rule runs and events() does not move; the override sees it as any verdict.
-  verdict on_swarm_verdict(const protocol::verdict& pushed);
+  // Records a swarm-wide verdict pushed by loopguardd (docs/protocol.md); returns nothing. The
+  // next verdict the manager returns, from any method, carries a `global` detection with the
+  // daemon's level, tool, call count and message (verbatim). While a verdict of level critical
+  // or above is active for its (kind, fingerprint), a call with that exact or structural
+  // fingerprint is rejected with the daemon's message; level none lifts it. Not an event.
+  void on_swarm_verdict(const protocol::verdict& pushed);
+  // The daemon said the swarm's task is done (swarm_complete): every swarm verdict is lifted
+  // and any nudge of one not yet delivered is dropped.
+  void on_swarm_complete();
 
-  void reset();  // forget the run, keep settings, clock and override
+  // Judged calls go to `f` (docs/sdk.md, "Judged calls"), each once: a call when its result
+  // arrives; a call without one at the next call after a result or text (or by flush_calls());
+  // a refused call at once. Without a sink nothing is kept. `f` must not call the manager.
+  void set_call_sink(call_sink f);
+  // Sends every call still waiting for its result to the sink, without a result.
+  void flush_calls();
+
+  // Forgets the run, calls waiting for a result included (not sent); keeps the settings, clock,
+  // override, sink and the swarm's verdicts (active ones and nudges not yet delivered).
+  void reset();
   void set_clock(clock c);
   void set_override(verdict_override f);
 

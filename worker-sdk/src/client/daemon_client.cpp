@@ -157,7 +157,10 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
   client::refusal_tracker refusals;
   std::chrono::steady_clock::time_point last_write{};
   std::minstd_rand rng;
-  std::atomic<bool> kick_pending{false};
+  std::atomic<bool> wake_pending{false};
+  std::atomic<bool> has_verdicts{false};
+  std::atomic<bool> completed{false};  // a swarm_complete came since take_swarm_complete()  //
+                                       // inbox is not empty: take_verdicts() needs the lock
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -188,12 +191,11 @@ void daemon_client::impl::report(protocol::detection d) {
   kick();
 }
 
+// One wake-up of the I/O thread per batch, not per event: `wake_pending` stays set until pump()
+// takes the next batch, so the events pushed meanwhile ride along without a post each.
 void daemon_client::impl::kick() {
-  if (kick_pending.exchange(true)) return;
-  net::post(strand, [self = shared_from_this()] {
-    self->kick_pending = false;
-    self->arm_flush();
-  });
+  if (wake_pending.exchange(true)) return;
+  net::post(strand, [self = shared_from_this()] { self->arm_flush(); });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -353,7 +355,11 @@ void daemon_client::impl::handle(const protocol::message& m) {
     refusals.on_ack(a->seq);
   } else if (const auto* v = std::get_if<protocol::verdict>(&m)) {
     inbox.push_back(*v);
+    has_verdicts = true;
     ++stats.verdicts;
+  } else if (std::holds_alternative<protocol::swarm_complete>(m)) {
+    inbox.clear();  // the verdicts before the completion are void
+    completed = true;
   }
   cv.notify_all();
 }
@@ -433,6 +439,7 @@ bool daemon_client::impl::next_frame(std::string& frame, bool& binary) {
 
 void daemon_client::impl::pump() {
   if (!conn || !conn->welcomed || conn->writing || conn->closed || stopping) return;
+  wake_pending = false;  // what is pushed from now on needs a wake-up of its own
   std::string frame;
   bool binary = false;
   if (next_frame(frame, binary)) write(std::move(frame), binary);
@@ -525,11 +532,17 @@ void daemon_client::report(protocol::detection d) {
 }
 
 std::vector<protocol::verdict> daemon_client::take_verdicts() {
+  if (!impl_->has_verdicts.load(std::memory_order_acquire)) return {};  // every call of an agent
   std::lock_guard lock(impl_->mu);
+  impl_->has_verdicts = false;
   std::vector<protocol::verdict> out(std::make_move_iterator(impl_->inbox.begin()),
                                      std::make_move_iterator(impl_->inbox.end()));
   impl_->inbox.clear();
   return out;
+}
+
+bool daemon_client::take_swarm_complete() {
+  return impl_->completed.exchange(false);
 }
 
 bool daemon_client::wait_acknowledged(std::uint64_t seq, std::chrono::milliseconds timeout) {

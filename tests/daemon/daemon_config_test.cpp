@@ -1,0 +1,62 @@
+// loopguardd's configuration: the protocol features (--protocol-features and the config key).
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "server/daemon_config.hpp"
+#include "test_util.hpp"
+
+using namespace loopguard;
+using namespace loopguard::daemon;
+
+namespace {
+
+using names = std::vector<std::string>;
+
+result<daemon_config> config_of(const std::string& text) {
+  test::temp_dir dir;
+  std::ofstream(dir.file("c.json")) << text;
+  auto c = load_config(dir.file("c.json"));
+  if (!c) return status::error(c.error().message().substr(dir.file("c.json").size()));
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("daemon config") {
+  TEST_CASE("by default every protocol feature is listed") {
+    CHECK(daemon_config{}.protocol_features ==
+          names{"detections", "active_verdicts", "error_seq", "swarm_url"});
+  }
+
+  TEST_CASE("--protocol-features: all, none or a list of known features") {
+    CHECK(*parse_protocol_features("all") == all_protocol_features());
+    CHECK(parse_protocol_features("none")->empty());
+    CHECK(*parse_protocol_features("swarm_url,detections") == names{"swarm_url", "detections"});
+    const auto unknown = parse_protocol_features("detections,bogus");
+    REQUIRE_FALSE(unknown.has_value());
+    CHECK(unknown.error().message() ==
+          "--protocol-features: unknown feature \"bogus\" (known: detections, active_verdicts, "
+          "error_seq, swarm_url; or all, none)");
+    const auto twice = parse_protocol_features("error_seq,error_seq");
+    REQUIRE_FALSE(twice.has_value());
+    CHECK(twice.error().message() == "--protocol-features: \"error_seq\" is listed twice");
+    CHECK_FALSE(parse_protocol_features("").has_value());
+  }
+
+  TEST_CASE("the config key protocol_features: an array of known features") {
+    CHECK(config_of(R"({"protocol_features":[]})")->protocol_features.empty());
+    CHECK(config_of(R"({"protocol_features":["error_seq"]})")->protocol_features ==
+          names{"error_seq"});
+    CHECK(config_of("{}")->protocol_features == all_protocol_features());
+    const auto bad = config_of(R"({"protocol_features":["detections","nope"]})");
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().message() ==
+          ": protocol_features[1]: expected one of detections, active_verdicts, error_seq, "
+          "swarm_url, got \"nope\"");
+    const auto twice = config_of(R"({"protocol_features":["swarm_url","swarm_url"]})");
+    REQUIRE_FALSE(twice.has_value());
+    CHECK(twice.error().message() ==
+          ": protocol_features[1]: expected a feature not listed before, got \"swarm_url\"");
+  }
+}

@@ -1,0 +1,210 @@
+"""The Python module over the C API (worker-sdk/python/loopguard), run by ctest (python.guard)
+with LOOPGUARD_LIBRARY naming the library just built."""
+
+import json
+import os
+import threading
+import unittest
+
+import loopguard
+
+
+def repeat_until_reject(guard, tool="read_file", args=None, limit=12):
+    """Calls the same tool again and again (each answered the same way) until a call is
+    rejected; the actions seen, in order."""
+    args = args if args is not None else {"path": "notes.txt"}
+    actions = []
+    for i in range(limit):
+        call_id = "c%d" % i
+        v = guard.on_tool_call(tool, args, call_id=call_id)
+        actions.append(v.action)
+        if v.action == loopguard.REJECT:
+            return actions, v
+        guard.on_tool_result(tool, True, "the same notes", call_id=call_id)
+    return actions, None
+
+
+class LibraryTest(unittest.TestCase):
+    def test_abi_version_matches(self):
+        self.assertEqual(loopguard.load_library().lg_abi_version(), loopguard.ABI_VERSION)
+
+    def test_library_from_environment(self):
+        self.assertTrue(os.environ.get("LOOPGUARD_LIBRARY"))
+
+
+class VerdictTest(unittest.TestCase):
+    def test_identical_calls_nudge_then_reject(self):
+        actions, rejected = repeat_until_reject(loopguard.Guard())
+        self.assertIn(loopguard.NUDGE, actions)
+        self.assertEqual(actions[0], loopguard.ALLOW)
+        self.assertLess(actions.index(loopguard.NUDGE), actions.index(loopguard.REJECT))
+        self.assertEqual(rejected.strongest.detector, "exact")
+        self.assertEqual(rejected.level, "critical")
+        self.assertIn("read_file", rejected.message)
+        self.assertEqual(rejected.message, rejected.detections[0].message)
+        self.assertFalse(rejected.allowed)
+
+    def test_args_as_dict_or_json_text_are_the_same_call(self):
+        guard = loopguard.Guard()
+        actions = []
+        for i, args in enumerate([{"path": "a", "n": 1}, '{"n": 1, "path": "a"}',
+                                  '{"path":"a","n":1.0}']):
+            actions.append(guard.on_tool_call("read", args, call_id=str(i)).action)
+            guard.on_tool_result("read", True, "x", call_id=str(i))
+        self.assertEqual(actions, [loopguard.ALLOW, loopguard.ALLOW, loopguard.NUDGE])
+
+    def test_allow_verdict(self):
+        v = loopguard.Guard().on_text("Let me read the file first.")
+        self.assertTrue(v.allowed)
+        self.assertEqual((v.action, v.level, v.detections), ("allow", "none", []))
+        self.assertIsNone(v.strongest)
+        self.assertEqual(v.message, "")
+
+    def test_event_index_counts_events(self):
+        guard = loopguard.Guard()
+        self.assertEqual(guard.on_tool_call("t", {}).event_index, 0)
+        self.assertEqual(guard.on_tool_result("t", False, "boom").event_index, 1)
+        self.assertEqual(guard.on_text_chunk("abc").event_index, 2)
+        self.assertEqual(guard.add_cost(0.5).event_index, 2)  # not an event
+
+    def test_cost_limit_terminates(self):
+        guard = loopguard.Guard({"detectors": {"limit": {"max_cost": 1.0}}})
+        self.assertEqual(guard.add_cost(0.5).action, loopguard.ALLOW)
+        v = guard.add_cost(0.75)
+        self.assertEqual(v.action, loopguard.TERMINATE)
+        self.assertEqual(v.strongest.detector, "limit")
+
+    def test_repeated_text_is_caught(self):
+        guard = loopguard.Guard()
+        actions = [guard.on_text("I will now fix the bug in parser.py.").action
+                   for _ in range(6)]
+        self.assertNotEqual(set(actions), {loopguard.ALLOW})
+
+    def test_any_string_is_accepted(self):
+        guard = loopguard.Guard()
+        v = guard.on_tool_call("t\udcff\ud800", "not json {", call_id="\udcfe")
+        self.assertEqual(v.action, loopguard.ALLOW)
+        v = guard.on_tool_result(b"t\xff", True, b"\xc0\x80 bytes")
+        self.assertEqual(v.action, loopguard.ALLOW)
+        self.assertEqual(guard.on_text_chunk("caf\u00e9 \u2603").action, loopguard.ALLOW)
+
+    def test_detection_fields(self):
+        _, rejected = repeat_until_reject(loopguard.Guard())
+        d = rejected.strongest
+        self.assertEqual(d.tool, "read_file")
+        self.assertGreaterEqual(d.count, 2)
+        self.assertTrue(0 <= d.confidence <= 1)
+        self.assertEqual(d.loop_start, 0)
+        self.assertGreaterEqual(d.occurrence, 1)
+        self.assertTrue(d.suggestion)
+
+
+class ConfigTest(unittest.TestCase):
+    def test_bad_config_names_the_key(self):
+        with self.assertRaises(loopguard.LoopguardError) as e:
+            loopguard.Guard({"detectors": {"exact": {"warn_at": 0}}})
+        self.assertIn("lg_create: config: detectors.exact.warn_at", str(e.exception))
+
+    def test_config_that_is_not_json(self):
+        with self.assertRaises(loopguard.LoopguardError) as e:
+            loopguard.Guard("{nope")
+        self.assertIn("lg_create: config: ", str(e.exception))
+
+    def test_config_as_text_and_preset(self):
+        guard = loopguard.Guard('{"preset": "aggressive"}')
+        actions, _ = repeat_until_reject(guard)
+        balanced, _ = repeat_until_reject(loopguard.Guard(None))
+        self.assertLess(len(actions), len(balanced))
+
+
+class LifecycleTest(unittest.TestCase):
+    def test_stats(self):
+        guard = loopguard.Guard()
+        repeat_until_reject(guard)
+        stats = guard.stats()
+        self.assertIsNone(stats["client"])
+        self.assertEqual(stats["manager"]["rejected"], 1)
+        self.assertEqual(stats["manager"]["tool_calls"], stats["manager"]["tool_results"] + 1)
+        self.assertGreaterEqual(stats["manager"]["detections"]["exact"]["critical"], 1)
+
+    def test_closed_guard_raises(self):
+        guard = loopguard.Guard()
+        guard.close()
+        guard.close()  # twice is fine
+        with self.assertRaises(loopguard.LoopguardError):
+            guard.on_text("x")
+
+    def test_context_manager_and_flush(self):
+        with loopguard.Guard() as guard:
+            guard.on_tool_call("t", {"a": 1}, call_id="1")
+            guard.flush()
+        with self.assertRaises(loopguard.LoopguardError):
+            guard.stats()
+
+    def test_wait_without_connection_is_an_error(self):
+        with self.assertRaises(loopguard.LoopguardError) as e:
+            loopguard.Guard().wait_acknowledged(0.1)
+        self.assertIn("not connected", str(e.exception))
+
+    def test_bad_connect_options(self):
+        guard = loopguard.Guard()
+        with self.assertRaises(loopguard.LoopguardError) as e:
+            guard.connect("http://localhost:1", "swarm", "w1", from_env=False)
+        self.assertTrue(str(e.exception).startswith("lg_connect: "))
+        with self.assertRaises(loopguard.LoopguardError) as e:
+            guard.connect(None, "swarm", "w1", from_env=False)
+        self.assertEqual(str(e.exception), "lg_connect: url is NULL")
+
+    def test_connect_options_from_environment(self):
+        guard = loopguard.Guard()
+        saved = os.environ.get("LOOPGUARD_DAEMON")
+        os.environ["LOOPGUARD_DAEMON"] = "not a url"
+        try:
+            with self.assertRaises(loopguard.LoopguardError) as e:
+                guard.connect("ws://127.0.0.1:1", "swarm", "w1")
+            self.assertTrue(str(e.exception).startswith("lg_connect_env: "))
+        finally:
+            if saved is None:
+                del os.environ["LOOPGUARD_DAEMON"]
+            else:
+                os.environ["LOOPGUARD_DAEMON"] = saved
+
+    def test_threads_share_a_guard(self):
+        guard = loopguard.Guard()
+        errors = []
+
+        def feed(n):
+            try:
+                for i in range(200):
+                    guard.on_tool_call("t%d" % n, {"i": i})
+            except Exception as e:  # pragma: no cover - reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=feed, args=(n,)) for n in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(guard.stats()["manager"]["tool_calls"], 800)
+
+
+class VerdictJsonTest(unittest.TestCase):
+    def test_form(self):
+        lib = loopguard.load_library()
+        import ctypes
+        g = lib.lg_create(None, None)
+        try:
+            ptr = lib.lg_on_tool_call(g, b"read", b"{}", None, None)
+            text = ctypes.string_at(ptr).decode("utf-8")
+            lib.lg_free(ptr)
+        finally:
+            lib.lg_destroy(g)
+        self.assertEqual(text, '{"action":"allow","level":"none","event_index":0,'
+                               '"detections":[]}')
+        self.assertEqual(list(json.loads(text)), ["action", "level", "event_index",
+                                                  "detections"])
+
+
+if __name__ == "__main__":
+    unittest.main()

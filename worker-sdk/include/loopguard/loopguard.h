@@ -1,0 +1,104 @@
+/* loopguard.h: the C API of the Loopguard worker SDK (docs/sdk.md, "C API").
+ *
+ * A C99 interface over loopguard::swarm_worker (the ExecutionEconomicsManager plus, once
+ * connected, the daemon client), for agents written in C, Python, Go, Rust, Node, ... It is
+ * built into the shared library libloopguard.so.<LOOPGUARD_ABI_VERSION>, which exports only the
+ * lg_* functions below.
+ *
+ * Conventions, for every function:
+ *  - Strings in are NUL-terminated and may hold any bytes: text that is not valid UTF-8 is
+ *    repaired (each maximal ill-formed subsequence becomes U+FFFD), as in the C++ SDK.
+ *  - Strings out (verdicts, stats, error messages) are valid UTF-8, NUL-terminated and
+ *    allocated by the library: the caller owns them and frees each with lg_free().
+ *  - Errors: a function that fails returns NULL (or -1) and, when `error` is not NULL, stores in
+ *    *error a message naming what was wrong ("lg_create: config: detectors.exact.warn_at:
+ *    ..."); free it with lg_free(). On success *error is set to NULL. A NULL pointer where a
+ *    value is required is an error, never a crash; no C++ exception crosses this interface.
+ *  - Threads: one lg_guard per agent. Calls on one guard must not overlap (protect it with a
+ *    lock when several threads feed it); different guards share nothing.
+ */
+#ifndef LOOPGUARD_LOOPGUARD_H
+#define LOOPGUARD_LOOPGUARD_H
+
+/* The version of this interface. It changes only when a change would break a program built
+ * against an older header (a function removed or changed, the verdict JSON changed
+ * incompatibly); adding a function or a JSON field keeps it. The shared library's SONAME is
+ * libloopguard.so.LOOPGUARD_ABI_VERSION. */
+#define LOOPGUARD_ABI_VERSION 1
+
+#if defined(__GNUC__) && !defined(_WIN32)
+#define LG_API __attribute__((visibility("default")))
+#else
+#define LG_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One guarded agent: a swarm_worker. Opaque. */
+typedef struct lg_guard lg_guard;
+
+/* LOOPGUARD_ABI_VERSION of the library actually loaded: compare it with the header's. */
+LG_API int lg_abi_version(void);
+
+/* Frees a string (or any pointer) this library returned. NULL is ignored. */
+LG_API void lg_free(void* p);
+
+/* A guard configured by `config_json`, the SDK's JSON configuration (docs/configuration.md:
+ * {"preset": "aggressive", "detectors": {...}}). NULL or "" gives the defaults (the balanced
+ * preset). Returns NULL on error: the configuration is not JSON, or a key is unknown, mistyped
+ * or out of range (the message names its key path). Destroy it with lg_destroy(). */
+LG_API lg_guard* lg_create(const char* config_json, char** error);
+
+/* Destroys a guard (and closes its daemon connection; events not yet acknowledged are not
+ * waited for: see lg_wait_acknowledged). NULL is ignored. */
+LG_API void lg_destroy(lg_guard* guard);
+
+/* The events. Each returns the verdict as a JSON object (docs/sdk.md, "Verdict JSON"):
+ *   {"action":"nudge","level":"warn","event_index":2,"detections":[{"detector":"exact",
+ *    "level":"warn","count":3,"confidence":1,"loop_start":0,"occurrence":1,
+ *    "tool":"read_file","message":"...","suggestion":"..."}]}
+ * `action` is "allow", "nudge", "reject" or "terminate"; free the string with lg_free(). */
+
+/* A tool call, before it runs. `args_json`: the arguments as JSON text (text that is not JSON
+ * is fingerprinted as one string); `call_id` may be NULL or "" (no id). */
+LG_API char* lg_on_tool_call(lg_guard* guard, const char* tool, const char* args_json,
+                             const char* call_id, char** error);
+/* The outcome of a call: `ok` is 0 when the tool reported an error. `call_id` may be NULL. */
+LG_API char* lg_on_tool_result(lg_guard* guard, const char* tool, int ok, const char* output,
+                               const char* call_id, char** error);
+/* One whole assistant turn of text. */
+LG_API char* lg_on_text(lg_guard* guard, const char* content, char** error);
+/* A piece of streamed text (it may end inside a UTF-8 character). */
+LG_API char* lg_on_text_chunk(lg_guard* guard, const char* chunk, char** error);
+/* Adds to the run's cost (any unit); a negative or non-finite amount is ignored. */
+LG_API char* lg_add_cost(lg_guard* guard, double amount, char** error);
+/* Sends the calls still waiting for a result to the daemon; for the end of a run. 0, or -1. */
+LG_API int lg_flush(lg_guard* guard, char** error);
+
+/* Joins a swarm: connects the guard to loopguardd at `url` (ws://HOST:PORT) as `worker` of
+ * `swarm`, with `token` (NULL or "": none). Never blocks on the network: the connection is
+ * made, kept and restored in the background, and the guard works locally meanwhile. At most
+ * once per guard. Returns 0, or -1 when an option is invalid (the message names it). */
+LG_API int lg_connect(lg_guard* guard, const char* url, const char* swarm, const char* worker,
+                      const char* token, char** error);
+/* The same, with each option that its environment variable sets taken from it instead:
+ * LOOPGUARD_DAEMON (url), LOOPGUARD_SWARM, LOOPGUARD_WORKER, LOOPGUARD_TOKEN. Arguments may
+ * be NULL (unset). */
+LG_API int lg_connect_env(lg_guard* guard, const char* url, const char* swarm, const char* worker,
+                          const char* token, char** error);
+/* Blocks until the daemon has acknowledged every event sent so far (1), or `timeout_ms`
+ * passes, or the daemon refused the client for good (0). For the end of a run, never inside
+ * the agent's loop. -1 on error (NULL guard, not connected). */
+LG_API int lg_wait_acknowledged(lg_guard* guard, int timeout_ms, char** error);
+
+/* Counters as a JSON object: {"manager":{...},"client":{...}} ("client" is null before
+ * lg_connect). docs/sdk.md, "C API", lists the fields. */
+LG_API char* lg_stats(lg_guard* guard, char** error);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LOOPGUARD_LOOPGUARD_H */

@@ -1,0 +1,242 @@
+// The C API (loopguard.h) over swarm_worker. Every lg_* function runs its body through
+// `run`, so that no C++ exception crosses the C boundary and every failure (a NULL pointer,
+// a bad option, an exception) becomes the caller's *error, a malloc'd UTF-8 message.
+#include "loopguard/loopguard.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "loopguard/config.hpp"
+#include "loopguard/json_input.hpp"
+#include "loopguard/swarm_worker.hpp"
+#include "loopguard/utf8.hpp"
+#include "loopguard/verdict_json.hpp"
+#include "stats_json.hpp"
+
+static_assert(LOOPGUARD_ABI_VERSION == LOOPGUARD_EXPECTED_ABI_VERSION,
+              "loopguard.h and CMakeLists.txt (the SONAME) disagree on the ABI version");
+
+struct lg_guard {
+  explicit lg_guard(loopguard::manager_config config) : worker(std::move(config)) {}
+  loopguard::swarm_worker worker;
+};
+
+namespace loopguard {
+namespace {
+
+// A malloc'd, NUL-terminated copy of `s` (freed with lg_free), or nullptr when memory is out.
+char* copy_out(std::string_view s) noexcept {
+  auto* p = static_cast<char*>(std::malloc(s.size() + 1));
+  if (p == nullptr) return nullptr;
+  std::memcpy(p, s.data(), s.size());
+  p[s.size()] = '\0';
+  return p;
+}
+
+// *error = "fn: message" (repaired to valid UTF-8), when the caller asked for it.
+void set_error(char** error, const char* fn, std::string_view message) noexcept {
+  if (error == nullptr) return;
+  try {
+    *error = copy_out(utf8::repair(std::string(fn) + ": " + std::string(message)));
+  } catch (...) {
+    *error = copy_out("out of memory");
+  }
+}
+
+// Runs `body` (returning result<T>); a failure or an exception becomes *error and nullopt.
+template <class T, class Body>
+std::optional<T> run(const char* fn, char** error, Body&& body) noexcept {
+  if (error != nullptr) *error = nullptr;
+  try {
+    result<T> r = body();
+    if (r) return std::move(*r);
+    set_error(error, fn, r.error().message());
+  } catch (const std::bad_alloc&) {
+    set_error(error, fn, "out of memory");
+  } catch (const std::exception& e) {
+    set_error(error, fn, std::string("unexpected exception: ") + e.what());
+  } catch (...) {
+    set_error(error, fn, "unexpected exception");
+  }
+  return std::nullopt;
+}
+
+char* text_out(const char* fn, char** error, const std::optional<std::string>& text) noexcept {
+  if (!text) return nullptr;
+  char* p = copy_out(*text);
+  if (p == nullptr) set_error(error, fn, "out of memory");
+  return p;
+}
+
+int status_out(const std::optional<int>& code) noexcept {
+  return code.value_or(-1);
+}
+
+status need(const void* p, std::string_view name) {
+  if (p != nullptr) return {};
+  return status::error(std::string(name) + " is NULL");
+}
+
+std::string_view optional_text(const char* s) {
+  return s == nullptr ? std::string_view{} : s;
+}
+
+// One event: `event` (swarm_worker& -> result<verdict>) on the guard, the verdict as JSON.
+template <class Event>
+char* judge(const char* fn, lg_guard* guard, char** error, Event&& event) noexcept {
+  return text_out(fn, error, run<std::string>(fn, error, [&]() -> result<std::string> {
+                    if (status s = need(guard, "guard"); !s.ok()) return s;
+                    result<verdict> v = event(guard->worker);
+                    if (!v) return v.error();
+                    return verdict_json(*v);
+                  }));
+}
+
+result<manager_config> config_from(const char* text) {
+  if (text == nullptr || *text == '\0') return manager_config{};
+  const auto doc = json_input::parse(text);
+  if (!doc) return doc.error().with_context("config: ");
+  auto config = parse_config(doc->value);
+  if (!config) return config.error().with_context("config: ");
+  return config;
+}
+
+// The options given as arguments; NULL leaves an option empty.
+client_options options_from(const char* url, const char* swarm, const char* worker,
+                            const char* token) {
+  client_options o;
+  o.url = optional_text(url);
+  o.swarm = optional_text(swarm);
+  o.worker = optional_text(worker);
+  o.token = optional_text(token);
+  return o;
+}
+
+result<int> connect(lg_guard* guard, result<client_options> options) {
+  if (status s = need(guard, "guard"); !s.ok()) return s;
+  if (!options) return options.error();
+  if (status s = guard->worker.connect(std::move(*options)); !s.ok()) return s;
+  return 0;
+}
+
+result<std::string> stats_of(lg_guard* guard) {
+  if (status s = need(guard, "guard"); !s.ok()) return s;
+  nlohmann::ordered_json out;
+  out["manager"] = to_json(guard->worker.manager().stats());
+  const daemon_client* client = guard->worker.client();
+  out["client"] = client == nullptr ? nlohmann::ordered_json() : to_json(client->stats());
+  return json_input::dump(out);
+}
+
+}  // namespace
+}  // namespace loopguard
+
+using namespace loopguard;
+
+int lg_abi_version(void) {
+  return LOOPGUARD_ABI_VERSION;
+}
+
+void lg_free(void* p) {
+  std::free(p);
+}
+
+lg_guard* lg_create(const char* config_json, char** error) {
+  auto made = run<lg_guard*>("lg_create", error, [&]() -> result<lg_guard*> {
+    auto config = config_from(config_json);
+    if (!config) return config.error();
+    return std::make_unique<lg_guard>(std::move(*config)).release();
+  });
+  return made.value_or(nullptr);
+}
+
+void lg_destroy(lg_guard* guard) {
+  try {
+    delete guard;
+  } catch (...) {  // a destructor that throws: nothing crosses the C boundary
+  }
+}
+
+char* lg_on_tool_call(lg_guard* guard, const char* tool, const char* args_json, const char* call_id,
+                      char** error) {
+  return judge("lg_on_tool_call", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    if (status s = need(tool, "tool"); !s.ok()) return s;
+    if (status s = need(args_json, "args_json"); !s.ok()) return s;
+    return w.on_tool_call_json(tool, args_json, optional_text(call_id));
+  });
+}
+
+char* lg_on_tool_result(lg_guard* guard, const char* tool, int ok, const char* output,
+                        const char* call_id, char** error) {
+  return judge("lg_on_tool_result", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    if (status s = need(tool, "tool"); !s.ok()) return s;
+    if (status s = need(output, "output"); !s.ok()) return s;
+    return w.on_tool_result(tool, ok != 0, output, optional_text(call_id));
+  });
+}
+
+char* lg_on_text(lg_guard* guard, const char* content, char** error) {
+  return judge("lg_on_text", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    if (status s = need(content, "content"); !s.ok()) return s;
+    return w.on_text(content);
+  });
+}
+
+char* lg_on_text_chunk(lg_guard* guard, const char* chunk, char** error) {
+  return judge("lg_on_text_chunk", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    if (status s = need(chunk, "chunk"); !s.ok()) return s;
+    return w.on_text_chunk(chunk);
+  });
+}
+
+char* lg_add_cost(lg_guard* guard, double amount, char** error) {
+  return judge("lg_add_cost", guard, error,
+               [&](swarm_worker& w) -> result<verdict> { return w.add_cost(amount); });
+}
+
+int lg_flush(lg_guard* guard, char** error) {
+  return status_out(run<int>("lg_flush", error, [&]() -> result<int> {
+    if (status s = need(guard, "guard"); !s.ok()) return s;
+    guard->worker.flush();
+    return 0;
+  }));
+}
+
+int lg_connect(lg_guard* guard, const char* url, const char* swarm, const char* worker,
+               const char* token, char** error) {
+  return status_out(run<int>("lg_connect", error, [&]() -> result<int> {
+    if (status s = need(url, "url"); !s.ok()) return s;
+    if (status s = need(swarm, "swarm"); !s.ok()) return s;
+    if (status s = need(worker, "worker"); !s.ok()) return s;
+    return connect(guard, options_from(url, swarm, worker, token));
+  }));
+}
+
+int lg_connect_env(lg_guard* guard, const char* url, const char* swarm, const char* worker,
+                   const char* token, char** error) {
+  return status_out(run<int>("lg_connect_env", error, [&]() -> result<int> {
+    return connect(guard, options_from_env(options_from(url, swarm, worker, token)));
+  }));
+}
+
+int lg_wait_acknowledged(lg_guard* guard, int timeout_ms, char** error) {
+  return status_out(run<int>("lg_wait_acknowledged", error, [&]() -> result<int> {
+    if (status s = need(guard, "guard"); !s.ok()) return s;
+    if (timeout_ms < 0) return status::error("timeout_ms is negative");
+    daemon_client* client = guard->worker.client();
+    if (client == nullptr) return status::error("not connected (call lg_connect first)");
+    const bool all =
+        client->wait_acknowledged(client->stats().sent, std::chrono::milliseconds(timeout_ms));
+    return all ? 1 : 0;
+  }));
+}
+
+char* lg_stats(lg_guard* guard, char** error) {
+  return text_out("lg_stats", error,
+                  run<std::string>("lg_stats", error, [&] { return stats_of(guard); }));
+}

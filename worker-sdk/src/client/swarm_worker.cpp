@@ -1,0 +1,131 @@
+// swarm_worker: the manager and the daemon client, wired on the agent's thread.
+#include "loopguard/swarm_worker.hpp"
+
+#include <chrono>
+
+#include "loopguard/protocol.hpp"
+
+namespace loopguard {
+namespace {
+
+double wall_seconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+struct swarm_worker::impl {
+  explicit impl(manager_config c) : manager(std::move(c)) {}
+
+  // Verdicts the daemon pushed since the last event go to the manager first, so the verdict of
+  // this event carries them.
+  void before() {
+    if (!client) return;
+    if (client->take_swarm_complete()) manager.on_swarm_complete();
+    for (const auto& v : client->take_verdicts()) manager.on_swarm_verdict(v);
+  }
+
+  // Local detections are reported to the daemon (its API shows them per worker).
+  verdict after(verdict v) {
+    if (!client) return v;
+    for (const auto& d : v.detections) {
+      if (d.detector == detector_id::global) continue;
+      protocol::detection out;
+      out.detector = std::string(to_string(d.detector));
+      out.level = d.level;
+      out.count = d.count;
+      out.tool = d.tool;
+      out.message = d.message;
+      out.t = wall_seconds();
+      client->report(std::move(out));
+    }
+    return v;
+  }
+
+  void attach(std::unique_ptr<daemon_client> c) {
+    client = std::move(c);
+    manager.set_call_sink([this](const judged_call& call) {
+      protocol::event e;
+      e.tool = call.tool;
+      e.summary = call.summary;
+      e.exact = call.exact;
+      e.structural = call.structural;
+      e.ok = call.ok;
+      e.result = call.result;
+      e.t = wall_seconds();
+      client->send(std::move(e));
+    });
+  }
+
+  ExecutionEconomicsManager manager;
+  std::unique_ptr<daemon_client> client;
+};
+
+swarm_worker::swarm_worker(manager_config config)
+    : impl_(std::make_unique<impl>(std::move(config))) {}
+swarm_worker::~swarm_worker() = default;
+swarm_worker::swarm_worker(swarm_worker&&) noexcept = default;
+swarm_worker& swarm_worker::operator=(swarm_worker&&) noexcept = default;
+
+status swarm_worker::connect(client_options options) {
+  if (impl_->client) return status::error("connect: this worker is already connected");
+  if (status s = validate(options); !s.ok()) return s;
+  impl_->attach(std::make_unique<daemon_client>(std::move(options)));
+  return {};
+}
+
+status swarm_worker::connect(client_options options, boost::asio::io_context& io) {
+  if (impl_->client) return status::error("connect: this worker is already connected");
+  if (status s = validate(options); !s.ok()) return s;
+  impl_->attach(std::make_unique<daemon_client>(std::move(options), io));
+  return {};
+}
+
+verdict swarm_worker::on_tool_call(std::string_view tool, const nlohmann::json& args,
+                                   std::string_view call_id) {
+  impl_->before();
+  return impl_->after(impl_->manager.on_tool_call(tool, args, call_id));
+}
+
+verdict swarm_worker::on_tool_call_json(std::string_view tool, std::string_view args_json,
+                                        std::string_view call_id) {
+  impl_->before();
+  return impl_->after(impl_->manager.on_tool_call_json(tool, args_json, call_id));
+}
+
+verdict swarm_worker::on_tool_result(std::string_view tool, bool ok, std::string_view output,
+                                     std::string_view call_id) {
+  impl_->before();
+  return impl_->after(impl_->manager.on_tool_result(tool, ok, output, call_id));
+}
+
+verdict swarm_worker::on_text(std::string_view content) {
+  impl_->before();
+  return impl_->after(impl_->manager.on_text(content));
+}
+
+verdict swarm_worker::on_text_chunk(std::string_view chunk) {
+  impl_->before();
+  return impl_->after(impl_->manager.on_text_chunk(chunk));
+}
+
+verdict swarm_worker::add_cost(double amount) {
+  impl_->before();
+  return impl_->after(impl_->manager.add_cost(amount));
+}
+
+void swarm_worker::flush() {
+  impl_->manager.flush_calls();
+}
+
+ExecutionEconomicsManager& swarm_worker::manager() {
+  return impl_->manager;
+}
+const ExecutionEconomicsManager& swarm_worker::manager() const {
+  return impl_->manager;
+}
+daemon_client* swarm_worker::client() {
+  return impl_->client.get();
+}
+
+}  // namespace loopguard

@@ -172,6 +172,24 @@ std::vector<refusal> refusal_cases(const std::string& unreachable, const std::st
   };
 }
 
+// Two workers of a swarm whose name has the most bytes an identifier may have (64 x "é")
+// repeat a call to a tool whose name is longer than the protocol allows.
+std::string long_names_trace(const test::temp_dir& dir) {
+  std::string swarm;
+  for (int i = 0; i < 64; ++i) swarm += "\u00e9";
+  const std::string tool(200, 't');
+  const std::string path = dir.file("long-names.jsonl");
+  std::ofstream out(path);
+  for (int i = 0; i < 12; ++i) {
+    const std::string who = i % 2 == 0 ? "w1" : "w2";
+    out << R"({"kind":"tool_call","swarm":")" << swarm << R"(","worker":")" << who
+        << R"(","tool":")" << tool << R"(","args":{"q":1}})" << '\n'
+        << R"({"kind":"tool_result","swarm":")" << swarm << R"(","worker":")" << who
+        << R"(","tool":")" << tool << R"(","ok":false,"output":"no"})" << '\n';
+  }
+  return path;
+}
+
 }  // namespace
 
 TEST_SUITE("cli_daemon") {
@@ -224,6 +242,25 @@ TEST_SUITE("cli_daemon") {
         dir.file(""), {"replay", "--preset", "attocode", "--daemon", url_of(d), trace});
     CHECK_MESSAGE(online.exit == 0, online.err);
     CHECK(online.out == offline.out);
+  }
+
+  TEST_CASE("the longest swarm name and a tool name beyond the limit give the same lines" *
+            doctest::timeout(60)) {
+    test::temp_dir dir;
+    daemon_process d(dir.file(""), dir.file("lg.db"));
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    const std::string trace = long_names_trace(dir);
+    const cli_result offline = run_loopguard(dir.file(""), {"replay", trace});
+    REQUIRE(offline.out.find("\"detector\":\"global\"") != std::string::npos);
+    for (const auto& line : lines_of(offline.out)) {  // the global rule saw the tool as sent
+      if (line.find("\"detector\":\"global\"") == std::string::npos) continue;
+      CHECK(line.find(std::string(128, 't')) != std::string::npos);
+      CHECK(line.find(std::string(129, 't')) == std::string::npos);
+    }
+    const cli_result online = run_loopguard(dir.file(""), {"replay", "--daemon", url_of(d), trace});
+    CHECK_MESSAGE(online.exit == 0, online.err);
+    CHECK(online.out == offline.out);
+    CHECK(online.err.find("~h") != std::string::npos);  // the id: cut name, hash, run suffix
   }
 
   TEST_CASE("two runs against one daemon print the same lines: each runs under a fresh swarm id" *

@@ -203,9 +203,11 @@ std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view
   std::vector<protocol::verdict> out;
   out.reserve(it->second.declared.size());
   for (const auto& key : it->second.declared) {
-    const fingerprint_stats& f = it->second.fingerprints.at(key).stats;
-    const bool by_cap = f.level_calls > 0 && f.level_calls < rules_.threshold;
-    out.push_back(verdict_of(it->first, key, f, by_cap));
+    const entry& e = it->second.fingerprints.at(key);
+    // A warning held while fewer counted calls than the threshold are in the window is the
+    // cap's (judge(): only the cap declares below the threshold): it keeps the cap's message.
+    const bool by_cap = e.stats.level == severity::warn && e.window_counted < rules_.threshold;
+    out.push_back(verdict_of(it->first, key, e.stats, by_cap));
   }
   std::sort(out.begin(), out.end(), [](const protocol::verdict& a, const protocol::verdict& b) {
     if (a.t != b.t) return a.t < b.t;

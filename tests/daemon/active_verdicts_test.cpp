@@ -107,6 +107,20 @@ TEST_SUITE("active verdicts") {
     CHECK(s.verdicts("s").size() == 2);
   }
 
+  TEST_CASE("an active verdict declared by the cap is listed with the cap's message") {
+    // Results that keep changing: only the cap (50 calls) declares it; a worker told of it
+    // after its welcome reads what the others were pushed.
+    shared_economics_state s;
+    std::vector<protocol::verdict> pushed;
+    for (int i = 0; i < 50; ++i) pushed = s.apply(call(i % 2, 1, i, 1000 + i));
+    REQUIRE(pushed.size() == 1);
+    CHECK(pushed[0].message.find("results keep changing") != std::string::npos);
+    const auto listed = s.verdicts("s");
+    REQUIRE_FALSE(listed.empty());
+    CHECK(listed[0].message == pushed[0].message);
+    CHECK(protocol::serialize(listed[0]) == protocol::serialize(pushed[0]));
+  }
+
   TEST_CASE("a call of the fingerprint itself keeps it at its level: not lifted") {
     shared_economics_state s;
     calls(s, 10, 1, 0);

@@ -180,8 +180,8 @@ void websocket_session::on_hello(protocol::hello&& m) {
 // What the worker missed while away: the swarm's active verdicts, oldest first, right after the
 // welcome. A verdict declared meanwhile may also arrive as a push: verdicts are idempotent.
 void websocket_session::send_active_verdicts() {
-  auto active =
-      ctx_->service.read([&](const shared_economics_state& s) { return s.verdicts(id_->swarm); });
+  auto active = ctx_->service.read(
+      [&](const shared_economics_state& s) { return s.verdicts_as_pushed(id_->swarm); });
   // Leave room in the send queue: beyond half of it only the newest are sent.
   const std::size_t room = ctx_->limits.max_send_queue / 2;
   const std::size_t skip = active.size() > room ? active.size() - room : 0;

@@ -117,6 +117,10 @@ class shared_economics_state {
   std::vector<fingerprint_row> top_fingerprints(std::string_view swarm, std::size_t n) const;
   // Every active verdict of the swarm (declared, not lifted), at its level, oldest first.
   std::vector<protocol::verdict> verdicts(std::string_view swarm) const;
+  // The active verdicts as apply() pushed them, for a worker told after its welcome: when
+  // both forms of one call were declared together at one level, only the exact verdict was
+  // pushed, so the structural one is left out here too (the API lists both).
+  std::vector<protocol::verdict> verdicts_as_pushed(std::string_view swarm) const;
   // summary, worker names, the top `n` and the verdicts at once; nullopt for an unknown swarm.
   std::optional<swarm_view> view(std::string_view swarm, std::size_t n) const;
   state_counters counters() const;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 #include <unordered_set>
 
 #include "state/shared_economics_state.hpp"
@@ -214,6 +215,23 @@ std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view
     if (a.kind != b.kind) return a.kind < b.kind;
     return a.fingerprint < b.fingerprint;
   });
+  return out;
+}
+
+std::vector<protocol::verdict> shared_economics_state::verdicts_as_pushed(
+    std::string_view name) const {
+  std::vector<protocol::verdict> all = verdicts(name);
+  std::vector<protocol::verdict> out;
+  out.reserve(all.size());
+  // verdicts() sorts by t: a call's two forms, declared together, share a `t` group.
+  std::set<std::pair<std::string_view, severity>> exact;  // (tool, level) of the group
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    if (i == 0 || all[i].t != all[i - 1].t) exact.clear();
+    const protocol::verdict& v = all[i];
+    if (v.kind == "exact") exact.emplace(v.tool, v.level);
+    if (v.kind == "structural" && exact.contains({v.tool, v.level})) continue;
+    out.push_back(v);
+  }
   return out;
 }
 

@@ -121,6 +121,27 @@ TEST_SUITE("active verdicts") {
     CHECK(protocol::serialize(listed[0]) == protocol::serialize(pushed[0]));
   }
 
+  TEST_CASE("a worker told after its welcome gets what was pushed: one verdict per declaration") {
+    shared_economics_state s;
+    const auto pushed = calls(s, 10, 1, 0);  // exact and structural declared together
+    REQUIRE(pushed.size() == 1);
+    CHECK(s.verdicts("s").size() == 2);  // the API lists both forms
+    auto told = s.verdicts_as_pushed("s");
+    REQUIRE(told.size() == 1);
+    CHECK(protocol::serialize(told[0]) == protocol::serialize(pushed[0]));
+    // The exact form lifted while the structural one holds (a near-identical call keeps it at
+    // its level): the structural verdict is the one to tell.
+    const auto lifted = s.apply(call(0, 50, 1000));
+    CHECK(lifted.empty());
+    swarm_event near = call(1, 2, 1799);  // another exact fingerprint, the same structural one
+    near.structural = 1001;
+    s.apply(near);
+    CHECK(s.apply(call(0, 50, 1800)).size() == 1);  // the exact verdict of fingerprint 1
+    told = s.verdicts_as_pushed("s");
+    REQUIRE(told.size() == 1);
+    CHECK(told[0].kind == "structural");
+  }
+
   TEST_CASE("a call of the fingerprint itself keeps it at its level: not lifted") {
     shared_economics_state s;
     calls(s, 10, 1, 0);

@@ -53,7 +53,7 @@ TEST_SUITE("local detections") {
     for (std::size_t i = 0; i < 2 * local_detections::kMaxDetectors; ++i) {
       l.add("s", "w", detection("d" + std::to_string(i)));
     }
-    const auto& counts = l.of_swarm("s")[0].counts;
+    const auto counts = l.of_swarm("s")[0].counts;  // a copy: of_swarm returns a temporary
     CHECK(counts.size() == local_detections::kMaxDetectors + 1);
     CHECK(counts.at("other")[0] == local_detections::kMaxDetectors + 1);
     // The worker that reported least recently goes first.

@@ -76,7 +76,9 @@ call_fingerprint fingerprinter::finish(std::string_view raw_tool, canonical_args
                              [&](const canonical_args::member& m) { return m.key == key; });
       if (it == args.members.end() || !it->text) continue;
       fp.is_shell = true;
-      fp.shell_command = shell::normalize_whitespace(*it->text);
+      // A json built in code may hold any bytes: the command is quoted in nudges, so repair.
+      const utf8::repaired command(*it->text);
+      fp.shell_command = shell::normalize_whitespace(command);
       if (fp.shell_command != *it->text) {
         it->value.clear();
         append_json_string(it->value, fp.shell_command);

@@ -122,6 +122,10 @@ TEST_SUITE("hostile_input") {
         note(m.on_tool_call_json("bash", "{\"command\":\"pytest tests/" + bad + "\"}"));
         note(m.on_tool_result("bash", false, "FAILED tests/" + bad + " 1 failed"));
       }
+      for (int i = 0; i < 6; ++i) {  // the same through a json built in code (raw bytes kept)
+        note(m.on_tool_call("bash", nlohmann::json{{"command", "cat\xedm\x80 " + bad}}));
+        note(m.on_tool_result("bash", false, "cat: no such file"));
+      }
       for (int i = 0; i < 6; ++i) {  // output_similarity, summary, content
         note(m.on_text("Résumé ✓: the table │ ╔═══╗ │ is unchanged " + bad + " " +
                        std::to_string(i % 2)));

@@ -147,6 +147,11 @@ TEST_SUITE("fingerprint") {
     json args = {{"path", "a\xff"}};
     CHECK(fp().of_call("read", args).exact ==
           fp().of_call_text("read", R"({"path":"a\ufffd"})").exact);
+    // A shell command in a json built in code: its command line is repaired too (fuzz finding:
+    // a bash_cascade nudge quoted it raw).
+    const auto shell = fp().of_call("bash", json{{"command", "cat\xedm\x80  x"}});
+    CHECK(shell.shell_command == "cat\xEF\xBF\xBDm\xEF\xBF\xBD x");
+    CHECK(shell.exact == fp().of_call_text("bash", R"({"command":"cat\ufffdm\ufffd x"})").exact);
   }
 
   TEST_CASE("hex round trip") {

@@ -54,7 +54,7 @@ struct call_fingerprint {
   std::string normalized;      // the text behind `structural`, e.g. bash:file_read:foo.ts
   std::string canonical_args;  // the canonical JSON behind `exact` (without the tool prefix)
   bool is_shell = false;       // the tool is a shell tool
-  std::string shell_command;   // its whitespace-normalized command line, when is_shell
+  std::string shell_command;   // its whitespace-normalized command line (valid UTF-8), if is_shell
 };
 
 // How many bytes of the normalized form a judged call's `summary` keeps (docs/protocol.md,

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "loopguard/execution_economics_manager.hpp"
+#include "loopguard/trace_feed.hpp"
 
 namespace loopguard::cli {
 namespace {
@@ -16,18 +17,6 @@ struct worker_run {
   ExecutionEconomicsManager manager;
   std::vector<std::size_t> trace_index;  // manager event index -> trace event index
 };
-
-verdict judge(ExecutionEconomicsManager& m, const trace_event& ev) {
-  switch (ev.kind) {
-    case event_kind::tool_call:
-      return m.on_tool_call(ev.tool, ev.args, ev.id);
-    case event_kind::tool_result:
-      return m.on_tool_result(ev.tool, ev.ok, ev.output, ev.id);
-    case event_kind::text:
-      return m.on_text(ev.content);
-  }
-  return {};
-}
 
 // Every worker's own manager, on the recording's clock.
 class local_replay {
@@ -40,7 +29,7 @@ class local_replay {
     worker_run& run = it->second;
     if (inserted) run.manager.set_clock([this] { return now_; });
     run.trace_index.push_back(i);
-    verdict v = judge(run.manager, ev);
+    verdict v = feed(run.manager, ev);
     for (detection& d : v.detections) {
       if (d.loop_start < run.trace_index.size()) d.loop_start = run.trace_index[d.loop_start];
       out.lines.push_back({i, ev.worker, ev.swarm, std::move(d), {}});

@@ -19,7 +19,7 @@ constexpr json_fields::options kLineRules{.name = "line",
 constexpr std::size_t kUnlimited = std::numeric_limits<std::size_t>::max();
 
 // The event kinds in event_kind's order (parse_trace_line casts), then meta.
-enum class line_kind { tool_call, tool_result, text, meta };
+enum class line_kind { tool_call, tool_result, text, user, resume, meta };
 
 void parse_expect(object x, trace_expect& out) {
   x.boolean(required("loop"), out.loop);
@@ -68,6 +68,11 @@ trace_event parse_event(object& r, event_kind kind, std::size_t line_no) {
     case event_kind::text:
       r.string(required("content"), ev.content);
       break;
+    case event_kind::user:
+      r.string("content", ev.content);
+      break;
+    case event_kind::resume:
+      break;
   }
   return ev;
 }
@@ -82,6 +87,10 @@ std::string_view to_string(event_kind k) {
       return "tool_result";
     case event_kind::text:
       return "text";
+    case event_kind::user:
+      return "user";
+    case event_kind::resume:
+      return "resume";
   }
   return "?";
 }
@@ -97,6 +106,8 @@ result<trace_line> parse_trace_line(std::string_view line, std::size_t line_no) 
            {json_fields::choice<line_kind>{"tool_call", line_kind::tool_call},
             json_fields::choice<line_kind>{"tool_result", line_kind::tool_result},
             json_fields::choice<line_kind>{"text", line_kind::text},
+            json_fields::choice<line_kind>{"user", line_kind::user},
+            json_fields::choice<line_kind>{"resume", line_kind::resume},
             json_fields::choice<line_kind>{"meta", line_kind::meta}});
   if (!r.ok()) return r.first_error();
   if (kind == line_kind::meta) {

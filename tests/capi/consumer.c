@@ -148,6 +148,13 @@ static void test_other_events(void) {
   v = lg_on_text_chunk(g, "partial \xE2\x82", &error); /* ends inside a character */
   CHECK(has_action(v, "allow"));
   lg_free(v);
+  v = lg_on_user_message(g, NULL, &error); /* content may be NULL */
+  CHECK(has_action(v, "allow") && error == NULL);
+  lg_free(v);
+  v = lg_on_resume(g, &error);
+  CHECK(has_action(v, "allow") && error == NULL);
+  lg_free(v);
+  CHECK(lg_on_resume(NULL, NULL) == NULL);
   v = lg_add_cost(g, NAN, &error); /* ignored */
   CHECK(has_action(v, "allow"));
   lg_free(v);
@@ -158,6 +165,7 @@ static void test_other_events(void) {
   v = lg_stats(g, &error);
   CHECK(v != NULL && valid_utf8(v));
   CHECK(v != NULL && strstr(v, "\"tool_calls\":1") != NULL);
+  CHECK(v != NULL && strstr(v, "\"user_messages\":1,\"resumes\":1") != NULL);
   CHECK(v != NULL && strstr(v, "\"client\":null") != NULL);
   lg_free(v);
   lg_destroy(g);

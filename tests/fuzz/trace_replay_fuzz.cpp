@@ -18,6 +18,7 @@
 #include "loopguard/execution_economics_manager.hpp"
 #include "loopguard/presets.hpp"
 #include "loopguard/trace.hpp"
+#include "loopguard/trace_feed.hpp"
 #include "replay_swarm.hpp"
 
 namespace {
@@ -67,18 +68,7 @@ void replay(const loopguard::trace& tr, const manager_config& config) {
     now = ev.t.value_or(static_cast<double>(i));
     auto [it, inserted] = runs.try_emplace({ev.swarm, ev.worker}, config);
     if (inserted) it->second.manager.set_clock([&now] { return now; });
-    loopguard::verdict v;
-    switch (ev.kind) {
-      case loopguard::event_kind::tool_call:
-        v = it->second.manager.on_tool_call(ev.tool, ev.args, ev.id);
-        break;
-      case loopguard::event_kind::tool_result:
-        v = it->second.manager.on_tool_result(ev.tool, ev.ok, ev.output, ev.id);
-        break;
-      case loopguard::event_kind::text:
-        v = it->second.manager.on_text(ev.content);
-        break;
-    }
+    const loopguard::verdict v = loopguard::feed(it->second.manager, ev);
     counters.add(events);
     LG_FUZZ_CHECK(v.action != loopguard::action::terminate || !v.detections.empty(),
                   "terminate without a detection");

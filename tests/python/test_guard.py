@@ -80,6 +80,22 @@ class VerdictTest(unittest.TestCase):
                    for _ in range(6)]
         self.assertNotEqual(set(actions), {loopguard.ALLOW})
 
+    def test_user_message_and_resume_restart_the_counts(self):
+        guard = loopguard.Guard()
+        for _ in range(2):
+            guard.on_tool_call("read_file", {"path": "a"})
+            guard.on_tool_result("read_file", True, "same")
+        self.assertEqual(guard.on_resume().action, loopguard.ALLOW)
+        self.assertEqual(guard.on_tool_call("read_file", {"path": "a"}).action, loopguard.ALLOW)
+        guard.on_tool_result("read_file", True, "same")
+        guard.on_text("I cannot do that.")
+        self.assertEqual(guard.on_user_message("please?").action, loopguard.ALLOW)
+        self.assertEqual(guard.on_user_message().action, loopguard.ALLOW)
+        self.assertEqual(guard.on_text("I cannot do that.").action, loopguard.ALLOW)
+        stats = guard.stats()["manager"]
+        self.assertEqual(stats["user_messages"], 2)
+        self.assertEqual(stats["resumes"], 1)
+
     def test_any_string_is_accepted(self):
         guard = loopguard.Guard()
         v = guard.on_tool_call("t\udcff\ud800", "not json {", call_id="\udcfe")

@@ -11,6 +11,7 @@
 #include "loopguard/execution_economics_manager.hpp"
 #include "loopguard/presets.hpp"
 #include "loopguard/trace.hpp"
+#include "loopguard/trace_feed.hpp"
 #include "loopguard/utf8.hpp"
 #include "sdk_test_util.hpp"
 #include "state/shared_economics_state.hpp"
@@ -197,26 +198,16 @@ TEST_SUITE("hostile_input") {
         for (const auto& ev : t.events) {
           auto [it, fresh] = workers.try_emplace(ev.swarm + "/" + ev.worker, *preset(name));
           auto& m = it->second;
-          verdict v;
-          switch (ev.kind) {
-            case event_kind::tool_call: {
-              v = m.on_tool_call(ev.tool, ev.args, ev.id);
-              const auto fp = fingerprinter().of_call(ev.tool, ev.args);
-              for (const auto& g :
-                   swarm.apply({ev.swarm, ev.worker, ev.tool, fp.normalized, fp.exact,
-                                fp.structural, std::nullopt, true, ev.t.value_or(0)})) {
-                ++verdicts;
-                CHECK(utf8::is_valid(g.message));
-                m.on_swarm_verdict(g);  // the next verdict carries it: checked below
-              }
-              break;
+          const verdict v = feed(m, ev);
+          if (ev.kind == event_kind::tool_call) {
+            const auto fp = fingerprinter().of_call(ev.tool, ev.args);
+            for (const auto& g :
+                 swarm.apply({ev.swarm, ev.worker, ev.tool, fp.normalized, fp.exact, fp.structural,
+                              std::nullopt, true, ev.t.value_or(0)})) {
+              ++verdicts;
+              CHECK(utf8::is_valid(g.message));
+              m.on_swarm_verdict(g);  // the next verdict carries it: checked below
             }
-            case event_kind::tool_result:
-              v = m.on_tool_result(ev.tool, ev.ok, ev.output, ev.id);
-              break;
-            case event_kind::text:
-              v = m.on_text(ev.content);
-              break;
           }
           detections += v.detections.size();
           check_valid(v);

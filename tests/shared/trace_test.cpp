@@ -43,6 +43,27 @@ TEST_SUITE("trace") {
     CHECK(tr.events[2].content == "hi");
   }
 
+  TEST_CASE("user (v1.1) and resume (v1.2) events") {
+    const auto read_back = read(R"({"kind":"user","content":"Please go on"})"
+                                "\n"
+                                R"({"kind":"user"})"
+                                "\n"
+                                R"({"kind":"resume","worker":"w1"})");
+    REQUIRE(read_back.has_value());
+    REQUIRE(read_back->events.size() == 3);
+    CHECK(read_back->events[0].kind == event_kind::user);
+    CHECK(read_back->events[0].content == "Please go on");
+    CHECK(read_back->events[1].kind == event_kind::user);
+    CHECK(read_back->events[1].content.empty());
+    CHECK(read_back->events[2].kind == event_kind::resume);
+    CHECK(read_back->events[2].worker == "w1");
+    CHECK(to_string(event_kind::user) == "user");
+    CHECK(to_string(event_kind::resume) == "resume");
+    const auto bad = read(R"({"kind":"user","content":3})");
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().message() == "1: content: expected a string, got 3");
+  }
+
   TEST_CASE("bad lines name the line and what is wrong") {
     struct bad_case {
       const char* text;
@@ -52,9 +73,9 @@ TEST_SUITE("trace") {
         {"{\"kind\":\"text\",\"content\":\"a\"}\nnot json", "2: not valid JSON"},
         {"[1,2]", "1: line: expected an object, got [1,2]"},
         {R"({"content":"x"})",
-         "1: kind: expected one of tool_call, tool_result, text, meta, got nothing"},
+         "1: kind: expected one of tool_call, tool_result, text, user, resume, meta, got nothing"},
         {R"({"kind":"bogus"})",
-         R"(1: kind: expected one of tool_call, tool_result, text, meta, got "bogus")"},
+         R"(1: kind: expected one of tool_call, tool_result, text, user, resume, meta, got "bogus")"},
         {R"({"kind":"tool_call","args":{}})", "1: tool: expected a string, got nothing"},
         {R"({"kind":"tool_call","tool":"t"})", "1: args: expected an object, got nothing"},
         {R"({"kind":"tool_call","tool":"t","args":[1]})", "1: args: expected an object, got [1]"},

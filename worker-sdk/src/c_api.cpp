@@ -187,6 +187,17 @@ char* lg_on_text(lg_guard* guard, const char* content, char** error) {
   });
 }
 
+char* lg_on_user_message(lg_guard* guard, const char* content, char** error) {
+  return judge("lg_on_user_message", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    return w.on_user_message(optional_text(content));
+  });
+}
+
+char* lg_on_resume(lg_guard* guard, char** error) {
+  return judge("lg_on_resume", guard, error,
+               [&](swarm_worker& w) -> result<verdict> { return w.on_resume(); });
+}
+
 char* lg_on_text_chunk(lg_guard* guard, const char* chunk, char** error) {
   return judge("lg_on_text_chunk", guard, error, [&](swarm_worker& w) -> result<verdict> {
     if (status s = need(chunk, "chunk"); !s.ok()) return s;

@@ -4,7 +4,10 @@ namespace loopguard::sdk {
 
 void call_history::push(call_record&& r) {
   calls_.push_back(std::move(r));
-  while (calls_.size() > capacity_) calls_.pop_front();
+  while (calls_.size() > capacity_) {
+    calls_.pop_front();
+    if (hidden_ > 0) --hidden_;
+  }
 }
 
 call_record* call_history::find_open(std::string_view tool, std::string_view id) {

@@ -45,15 +45,24 @@ class call_history {
     if (!calls_.empty()) calls_.back().ran = false;
   }
 
-  std::size_t size() const { return calls_.size(); }
-  // i = 0 is the newest call.
+  // The repeat rules look back only at calls made after the last restart() (a user message or a
+  // resume starts their counts afresh); results still pair with calls made before it.
+  void restart() { hidden_ = calls_.size(); }
+
+  // Calls since the last restart.
+  std::size_t size() const { return calls_.size() - hidden_; }
+  // i = 0 is the newest call; i < size().
   const call_record& newest(std::size_t i) const { return calls_[calls_.size() - 1 - i]; }
   const call_record* last() const { return calls_.empty() ? nullptr : &calls_.back(); }
-  void clear() { calls_.clear(); }
+  void clear() {
+    calls_.clear();
+    hidden_ = 0;
+  }
 
  private:
   std::size_t capacity_;
   std::deque<call_record> calls_;
+  std::size_t hidden_ = 0;  // the oldest calls, made before the last restart()
 };
 
 }  // namespace loopguard::sdk

@@ -39,6 +39,13 @@ void escalation::reset() {
   for (auto& a : active_) a.clear();
 }
 
+void escalation::forget_loops_except(detector_id keep) {
+  std::erase_if(loops_, [keep](const auto& kv) { return kv.first.detector != keep; });
+  for (std::size_t d = 0; d < active_.size(); ++d) {
+    if (static_cast<detector_id>(d) != keep) active_[d].clear();
+  }
+}
+
 void escalation::forget_inactive() {
   std::erase_if(loops_, [](const auto& kv) { return !kv.second.active; });
 }

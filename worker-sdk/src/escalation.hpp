@@ -29,6 +29,8 @@ class escalation {
   void quiet(detector_id d, std::uint64_t identity);
   // Every episode of this rule is over (rules without a per-loop identity, e.g. cycles).
   void quiet_all(detector_id d);
+  // Forgets every loop (episodes and their counts) of every rule but `keep` (a resume).
+  void forget_loops_except(detector_id keep);
   void reset();
 
  private:

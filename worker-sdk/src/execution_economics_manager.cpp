@@ -42,7 +42,7 @@ std::size_t history_capacity(const manager_config& c) {
   return std::max<std::size_t>(cap, std::size_t{c.cycle.max_length} * 8);
 }
 
-enum class last_event { none, text, tool_call, tool_result };
+enum class last_event { none, text, tool_call, tool_result, user };
 
 // Everything one run accumulates. reset() replaces it whole, so no member can survive a reset
 // by being forgotten.
@@ -300,7 +300,7 @@ struct ExecutionEconomicsManager::impl : run_state {
   verdict tool_call(std::string_view tool, call_fingerprint call_fp, std::string_view id) {
     const std::size_t index = begin_event();
     ++stats.tool_calls;
-    if (last == last_event::none || last == last_event::tool_result) new_turn();
+    if (last != last_event::tool_call && last != last_event::text) new_turn();
     last = last_event::tool_call;
     end_text();
     sdk::call_record rec = record_of(index, tool, std::move(call_fp), id);
@@ -420,6 +420,37 @@ struct ExecutionEconomicsManager::impl : run_state {
     return decide(findings, index, false);
   }
 
+  // What a user message restarts: every count of the agent's own repetition. The episodes stay
+  // (a loop that comes back after the message is the same loop, and its ladder goes on).
+  void restart_counts() {
+    history.restart();
+    text_turns.clear();
+    test_failures.clear();
+    shell_failures = {};
+    similar_outputs.reset();
+    content.reset();
+    streaming = false;
+    chunk_tail.clear();
+    for (std::size_t d = 0; d < kDetectorCount; ++d) {
+      const auto id = static_cast<detector_id>(d);
+      if (id != detector_id::limit && id != detector_id::global) esc.quiet_all(id);
+    }
+  }
+
+  // A user message or a resume: an event of its own, judged only by the limits (and carrying a
+  // swarm nudge that is waiting).
+  verdict outside_event(bool resume) {
+    const std::size_t index = begin_event();
+    ++(resume ? stats.resumes : stats.user_messages);
+    if (sink) pending.on_text(index);
+    restart_counts();
+    if (resume) esc.forget_loops_except(detector_id::limit);
+    last = last_event::user;
+    std::vector<finding> findings;
+    add_limits(findings, index);
+    return decide(findings, index, false);
+  }
+
   verdict add_cost(double amount) {
     // A cost that is not a finite, non-negative number says nothing about spend: ignored.
     if (std::isfinite(amount) && amount > 0) cost += amount;
@@ -478,6 +509,15 @@ verdict ExecutionEconomicsManager::on_text_chunk(std::string_view chunk) {
   impl_->chunk_tail.assign(piece, piece.size() - tail, tail);
   piece.resize(piece.size() - tail);
   return impl_->text_chunk(utf8::repaired(piece));
+}
+
+verdict ExecutionEconomicsManager::on_user_message(std::string_view /*content*/) {
+  // The text itself judges nothing (yet): what matters is that a message came.
+  return impl_->outside_event(false);
+}
+
+verdict ExecutionEconomicsManager::on_resume() {
+  return impl_->outside_event(true);
 }
 
 verdict ExecutionEconomicsManager::add_cost(double amount) {

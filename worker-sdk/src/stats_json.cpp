@@ -16,6 +16,8 @@ nlohmann::ordered_json to_json(const manager_stats& s) {
           {"tool_results", s.tool_results},
           {"texts", s.texts},
           {"text_chunks", s.text_chunks},
+          {"user_messages", s.user_messages},
+          {"resumes", s.resumes},
           {"turns", s.turns},
           {"rejected", s.rejected},
           {"terminated", s.terminated},

@@ -18,7 +18,8 @@
 
 namespace loopguard {
 
-enum class event_kind { tool_call, tool_result, text };
+// user (v1.1): a message from outside the agent; resume (v1.2): the run resumes after a pause.
+enum class event_kind { tool_call, tool_result, text, user, resume };
 
 std::string_view to_string(event_kind k);
 
@@ -32,7 +33,7 @@ struct trace_event {
   std::string id;           // tool_call, tool_result: optional call id
   bool ok = true;           // tool_result
   std::string output;       // tool_result
-  std::string content;      // text
+  std::string content;      // text, user (optional for user)
   std::size_t line = 0;     // 1-based line number in the file
 };
 

@@ -39,6 +39,7 @@ struct verdict;  // loopguard/protocol.hpp: a verdict pushed by loopguardd
 struct manager_stats {
   std::uint64_t checks = 0;  // events judged
   std::uint64_t tool_calls = 0, tool_results = 0, texts = 0, text_chunks = 0;
+  std::uint64_t user_messages = 0, resumes = 0;
   std::uint64_t turns = 0;  // model turns, as the iteration limit counts them
   // detections[detector][severity]; severity index 1..3 = warn, critical, terminate
   std::array<std::array<std::uint64_t, 4>, kDetectorCount> detections{};
@@ -82,6 +83,16 @@ class ExecutionEconomicsManager {
   verdict on_text(std::string_view content);
   // A piece of streamed text; the content-loop check runs as the text arrives.
   verdict on_text_chunk(std::string_view chunk);
+  // A message that came into the conversation from outside the agent: the user's next
+  // instruction, a customer's reply, the harness's feedback (trace event `user`). What the
+  // agent does after it answers something new: the repeat, cycle, error and streak rules and
+  // the text rules start counting afresh; loop episodes (the terminate ladder), the limits
+  // and the swarm's verdicts go on (docs/detectors.md, "User messages and resumes").
+  verdict on_user_message(std::string_view content = {});
+  // The run resumes after a pause (the user said "continue"; trace event `resume`): as a user
+  // message, and loop episodes are forgotten too, so the first call after a resume does not
+  // trip on streaks from before it. Limits and the swarm's verdicts go on.
+  verdict on_resume();
   // Cost reported by the caller (any currency unit), for the cost limit. An amount that is not
   // finite, or not above 0, is ignored.
   verdict add_cost(double amount);

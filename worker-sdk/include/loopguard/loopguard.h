@@ -72,6 +72,12 @@ LG_API char* lg_on_tool_result(lg_guard* guard, const char* tool, int ok, const 
 LG_API char* lg_on_text(lg_guard* guard, const char* content, char** error);
 /* A piece of streamed text (it may end inside a UTF-8 character). */
 LG_API char* lg_on_text_chunk(lg_guard* guard, const char* chunk, char** error);
+/* A message from outside the agent (the user's next instruction, a customer's reply); `content`
+ * may be NULL. The agent's repetition is counted afresh after it (docs/detectors.md). */
+LG_API char* lg_on_user_message(lg_guard* guard, const char* content, char** error);
+/* The run resumes after a pause ("continue"): streaks and loop episodes restart; limits and
+ * the swarm's verdicts do not. */
+LG_API char* lg_on_resume(lg_guard* guard, char** error);
 /* Adds to the run's cost (any unit); a negative or non-finite amount is ignored. */
 LG_API char* lg_add_cost(lg_guard* guard, double amount, char** error);
 /* Sends the calls still waiting for a result to the daemon; for the end of a run. 0, or -1. */

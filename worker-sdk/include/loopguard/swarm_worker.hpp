@@ -40,6 +40,8 @@ class swarm_worker {
                          std::string_view call_id = {});
   verdict on_text(std::string_view content);
   verdict on_text_chunk(std::string_view chunk);
+  verdict on_user_message(std::string_view content = {});
+  verdict on_resume();
   verdict add_cost(double amount);
   // Sends the calls still waiting for a result (without one). For the end of a run.
   void flush();

@@ -110,6 +110,8 @@ def _declare(lib):
         "lg_on_tool_result": (p, [p, s, i, s, s, err]),
         "lg_on_text": (p, [p, s, err]),
         "lg_on_text_chunk": (p, [p, s, err]),
+        "lg_on_user_message": (p, [p, s, err]),
+        "lg_on_resume": (p, [p, err]),
         "lg_add_cost": (p, [p, d, err]),
         "lg_flush": (i, [p, err]),
         "lg_connect": (i, [p, s, s, s, s, err]),
@@ -218,6 +220,14 @@ class Guard:
     def on_text_chunk(self, chunk: str) -> Verdict:
         """A piece of streamed text."""
         return self._judge(self._lib.lg_on_text_chunk, _text(chunk))
+
+    def on_user_message(self, content: Optional[str] = None) -> Verdict:
+        """A message from outside the agent (the user's next instruction, a customer's reply)."""
+        return self._judge(self._lib.lg_on_user_message, _text(content))
+
+    def on_resume(self) -> Verdict:
+        """The run resumes after a pause: streaks and loop episodes restart, limits do not."""
+        return self._judge(self._lib.lg_on_resume)
 
     def add_cost(self, amount: float) -> Verdict:
         """Adds to the run's cost (any unit) and checks the limits."""

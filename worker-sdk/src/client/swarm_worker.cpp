@@ -109,6 +109,16 @@ verdict swarm_worker::on_text_chunk(std::string_view chunk) {
   return impl_->after(impl_->manager.on_text_chunk(chunk));
 }
 
+verdict swarm_worker::on_user_message(std::string_view content) {
+  impl_->before();
+  return impl_->after(impl_->manager.on_user_message(content));
+}
+
+verdict swarm_worker::on_resume() {
+  impl_->before();
+  return impl_->after(impl_->manager.on_resume());
+}
+
 verdict swarm_worker::add_cost(double amount) {
   impl_->before();
   return impl_->after(impl_->manager.add_cost(amount));

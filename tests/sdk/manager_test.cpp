@@ -118,7 +118,8 @@ TEST_SUITE("manager") {
     for (int i = 0; i < 2; ++i) {
       m.on_tool_call_json("search", R"({"query":"a"})", "c1");
       m.on_tool_call_json("search", R"({"query":"b"})", "c2");
-      m.on_tool_result("search", true, "B" + std::to_string(i), "c2");
+      // b's first answer is empty (no new information between the two a's), its second is not.
+      m.on_tool_result("search", true, i == 0 ? "" : "B1", "c2");
       m.on_tool_result("search", true, "A", "c1");
     }
     // `a` came back the same twice: a third call of it warns; `b` changed: it does not.

@@ -79,10 +79,69 @@ TEST_SUITE("exact") {
   TEST_CASE("within the window, not only consecutively") {
     ExecutionEconomicsManager m;
     step(m, "read_file", R"({"path":"a"})", true, "A");
-    step(m, "grep", R"({"pattern":"x"})", true, "none");
+    step(m, "grep", R"({"pattern":"x"})", true, "no matches");
     step(m, "read_file", R"({"path":"a"})", true, "A");
-    step(m, "grep", R"({"pattern":"y"})", true, "none");
+    step(m, "grep", R"({"pattern":"y"})", true, "no matches");
     CHECK(fired(step(m, "read_file", R"({"path":"a"})", true, "A"), detector_id::exact));
+  }
+
+  TEST_CASE("a re-read between searches that found something is not a loop") {
+    ExecutionEconomicsManager m;
+    step(m, "view", R"({"path":"a.py"})", true, "def f(): ...");
+    step(m, "grep", R"({"pattern":"f("})", true, "a.py:12: f(1)");
+    step(m, "view", R"({"path":"a.py"})", true, "def f(): ...");
+    step(m, "grep", R"({"pattern":"g("})", true, "a.py:40: g(2)");
+    CHECK(step(m, "view", R"({"path":"a.py"})", true, "def f(): ...").allowed());
+    // The same search again brings nothing new: now the re-reads count.
+    step(m, "grep", R"({"pattern":"g("})", true, "a.py:40: g(2)");
+    step(m, "view", R"({"path":"a.py"})", true, "def f(): ...");
+    step(m, "grep", R"({"pattern":"g("})", true, "a.py:40: g(2)");
+    CHECK(fired(step(m, "view", R"({"path":"a.py"})", true, "def f(): ..."), detector_id::exact));
+  }
+
+  TEST_CASE("identical failing calls count across other failing attempts on the same target") {
+    // The same malformed edit (no old_str) four times, with other failing edits of the same
+    // file between: more calls than the window, but one struggle.
+    ExecutionEconomicsManager m;
+    const std::string bad = R"({"command":"str_replace","path":"a.py","new_str":"x = 2"})";
+    const char* olds[] = {"def parse(self, text):",
+                          "    return self._cache[key]",
+                          "class Loader(object):",
+                          "import os, sys",
+                          "    if not items: raise ValueError",
+                          "for k, v in d.items():",
+                          "@property",
+                          "    self.count += 1",
+                          "return None"};
+    verdict v;
+    int n = 0;
+    for (int i = 0; i < 4; ++i) {
+      v = step(m, "str_replace_editor", bad, false, "Parameter `old_str` is required");
+      if (i == 3) break;
+      for (int j = 0; j < 3; ++j, ++n) {
+        const std::string other = R"({"command":"str_replace","path":"a.py","old_str":")" +
+                                  std::string(olds[n]) + R"(","new_str":"x = 2"})";
+        step(m, "str_replace_editor", other, false,
+             "No replacement was performed, `" + std::string(olds[n]) +
+                 "` did not appear verbatim in a.py.");
+      }
+    }
+    REQUIRE(fired(v, detector_id::exact));
+    CHECK(get(v, detector_id::exact).count == 4);
+    CHECK(get(v, detector_id::exact).loop_start == 0);
+  }
+
+  TEST_CASE("viewing a file with an editor tool is not a change") {
+    // str_replace_editor's name says it edits; its `view` sub-command does not, so a view of a
+    // new file between two identical failing edits does not break their count.
+    ExecutionEconomicsManager m;
+    const std::string bad = R"({"command":"str_replace","path":"a.py","new_str":"x"})";
+    step(m, "str_replace_editor", bad, false, "Parameter `old_str` is required");
+    step(m, "str_replace_editor", R"({"command":"view","path":"b.py"})", true, "");
+    step(m, "str_replace_editor", bad, false, "Parameter `old_str` is required");
+    step(m, "str_replace_editor", R"({"command":"view","path":"c.py"})", true, "");
+    CHECK(fired(step(m, "str_replace_editor", bad, false, "Parameter `old_str` is required"),
+                detector_id::exact));
   }
 
   TEST_CASE("reading several files in a row is not a loop") {

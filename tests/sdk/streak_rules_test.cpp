@@ -48,6 +48,27 @@ TEST_SUITE("test_fix") {
     CHECK(fired(m.on_tool_result("run_tests", true, "FAILED test_x"), detector_id::test_fix));
   }
 
+  TEST_CASE("a change that moves the failure restarts the count; the same failure does not") {
+    ExecutionEconomicsManager m;
+    const char* failures[] = {"E   TypeError: 'staticmethod' object is not callable",
+                              "E   TypeError: is_rewrite_disabled() missing 1 required argument",
+                              "E   AttributeError: 'int' object has no attribute 'startswith'"};
+    for (int i = 0; i < 3; ++i) {
+      step(m, "edit_file", R"({"path":"r.py","new":")" + std::to_string(i) + "\"}", true, "ok");
+      m.on_tool_call_json("bash", R"({"command":"pytest t.py"})");
+      CHECK(m.on_tool_result("bash", true, std::string("1 failed\n") + failures[i]).allowed());
+    }
+    // Two more changes that leave the same failure: the fixes are not converging.
+    verdict v;
+    for (int i = 3; i < 5; ++i) {
+      step(m, "edit_file", R"({"path":"r.py","new":")" + std::to_string(i) + "\"}", true, "ok");
+      m.on_tool_call_json("bash", R"({"command":"pytest t.py"})");
+      v = m.on_tool_result("bash", true, std::string("1 failed\n") + failures[2]);
+    }
+    REQUIRE(fired(v, detector_id::test_fix));
+    CHECK(get(v, detector_id::test_fix).count == 3);
+  }
+
   TEST_CASE("tests that pass after different edits are healthy") {
     ExecutionEconomicsManager m;
     for (int i = 0; i < 6; ++i) {
@@ -77,10 +98,42 @@ TEST_SUITE("bash_cascade") {
     verdict v;
     for (const char* c : cmds) {
       m.on_tool_call_json("bash", std::string(R"({"command":")") + c + "\"}");
-      v = m.on_tool_result("bash", false, std::string("ERR ") + c);
+      v = m.on_tool_result("bash", false, "ERR! network unreachable (registry.npmjs.org)");
     }
     REQUIRE(fired(v, detector_id::bash_cascade));
     CHECK(get(v, detector_id::bash_cascade).message.find("file tools") == std::string::npos);
+    CHECK(get(v, detector_id::bash_cascade).message.find("the same way") != std::string::npos);
+  }
+
+  TEST_CASE("different commands failing differently are exploration, until a person would stop") {
+    // Locating a build: make, make clean && make, a wrong binary path, each failing its own way.
+    ExecutionEconomicsManager m;
+    const char* cmds[][2] = {
+        {"make", "make: *** No targets specified and no makefile found.  Stop."},
+        {"make clean && make", "make: *** No rule to make target 'clean'.  Stop."},
+        {"./build/bin/app --version", "bash: ./build/bin/app: No such file or directory"}};
+    for (const auto& c : cmds) {
+      m.on_tool_call_json("bash", std::string(R"({"command":")") + c[0] + "\"}");
+      CHECK(m.on_tool_result("bash", false, c[1]).allowed());
+    }
+    // Ten failures in a row, alike or not, are past the point where a person stops to think.
+    const char* more[][2] = {
+        {"ls build", "ls: cannot access 'build': No such file or directory"},
+        {"cmake -S . -B out", "CMake Error: The source directory does not exist"},
+        {"./configure", "bash: ./configure: Permission denied"},
+        {"python3 setup.py build", "error: invalid command 'build_ext'"},
+        {"ninja -C out", "ninja: error: loading 'build.ninja': not found"},
+        {"which gcc", ""},
+        {"apt list --installed gcc", "WARNING: apt does not have a stable CLI"}};
+    verdict v;
+    for (std::size_t i = 0; i < std::size(more); ++i) {
+      m.on_tool_call_json("bash", std::string(R"({"command":")") + more[i][0] + "\"}");
+      v = m.on_tool_result("bash", false, more[i][1]);
+      if (i + 1 < std::size(more)) CHECK_FALSE(fired(v, detector_id::bash_cascade));
+    }
+    REQUIRE(fired(v, detector_id::bash_cascade));
+    CHECK(get(v, detector_id::bash_cascade).count == 10);
+    CHECK(get(v, detector_id::bash_cascade).loop_start == 1);
   }
 
   TEST_CASE("a successful shell command resets the cascade; other tools do not") {

@@ -20,14 +20,20 @@ struct call_record {
   bool mutating = false;  // the call may change the world (an edit, a write, `rm`, ...)
   bool test_run = false;  // the call runs a test suite
   bool file_op = false;   // a shell command that reads or writes a file
+  bool novel = false;     // no call with this exact fingerprint was made before it (in the history)
   // Known once the result arrives.
   bool answered = false;
   bool ok = true;
   std::uint64_t result = 0;   // result fingerprint
   bool unproductive = false;  // failed, or came back empty / "no results"
+  std::string failure;        // failure_signature() of the output, when unproductive
   bool progress = false;      // a successful new change: breaks every repeat chain behind it
   bool barrier = false;       // a repeat rule fired here and restarts its count after it
   bool ran = true;            // false when the call was refused: no result will come
+
+  // A new call that worked and answered something: exploration, which ends a window count of
+  // the repeats around it (docs/detectors.md, "What counts as progress").
+  bool informative() const { return novel && answered && ok && !unproductive; }
 };
 
 // Recent calls, newest last, at most `capacity` of them.
@@ -41,8 +47,11 @@ class call_history {
   // True when a call with this exact fingerprint is already in the history (before `upto`).
   bool seen_exact(std::uint64_t exact, std::size_t upto) const;
   // The newest call was refused or the run stopped: it never ran, so no result pairs with it.
+  // A call that never ran changed nothing: it is no progress either.
   void mark_not_run() {
-    if (!calls_.empty()) calls_.back().ran = false;
+    if (calls_.empty()) return;
+    calls_.back().ran = false;
+    calls_.back().progress = false;
   }
 
   // The repeat rules look back only at calls made after the last restart() (a user message or a

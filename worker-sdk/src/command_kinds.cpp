@@ -135,6 +135,24 @@ bool is_mutating_tool(std::string_view tool) {
                           "append", "upload", "install", "mkdir", "touch"});
 }
 
+bool names_read_only_command(std::string_view canonical_args) {
+  // Canonical JSON is compact and escapes every quote inside a string, so `"command":"` can
+  // only be a key followed by a string value.
+  for (std::string_view key :
+       {std::string_view(R"("command":")"), std::string_view(R"("action":")")}) {
+    const auto at = canonical_args.find(key);
+    if (at == std::string_view::npos) continue;
+    std::string_view value = canonical_args.substr(at + key.size());
+    value = value.substr(0, std::min(value.find_first_of("\" \\"), value.size()));
+    const std::string word = lower(value);
+    for (std::string_view ro :
+         {"view", "read", "show", "list", "get", "cat", "search", "find", "open", "ls"}) {
+      if (word == ro) return true;
+    }
+  }
+  return false;
+}
+
 bool is_mutating_command(std::string_view command) {
   // An output redirection writes a file (`2>&1` and `>/dev/null` do not count).
   std::string c(command);

@@ -9,6 +9,11 @@ namespace loopguard::sdk {
 // Heuristics over tool names and shell commands (docs/detectors.md, "What counts as progress").
 bool is_mutating_tool(std::string_view tool);
 bool is_mutating_command(std::string_view command);
+// A multi-command tool (an editor tool whose name says it edits, such as `str_replace_editor`)
+// called with a read-only sub-command: its canonical arguments hold a `command` or `action`
+// string whose first word is `view`, `read`, `show`, `list`, `get`, `cat`, `search`, `find`,
+// `open` or `ls`.
+bool names_read_only_command(std::string_view canonical_args);
 bool is_test_tool(std::string_view tool);
 bool is_test_command(std::string_view command);
 bool is_file_op_command(std::string_view command);

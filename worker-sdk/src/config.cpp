@@ -54,6 +54,7 @@ void read_similar_args(object x, similar_args_rule& rule) {
   read_ladder(x, rule.steps);
   x.number("threshold", rule.threshold, 0, 100);
   x.integer("window", rule.window, 2, kMaxWindow);
+  x.number("result_threshold", rule.result_threshold, 0, 100);
 }
 
 void read_result(object x, result_rule& rule) {
@@ -90,6 +91,13 @@ void read_streak(object x, streak_rule& rule) {
   read_ladder(x, rule.steps);
 }
 
+void read_failures(object x, failure_rule& rule) {
+  x.boolean("enabled", rule.enabled);
+  read_ladder(x, rule.steps);
+  x.number("alike_threshold", rule.alike_threshold, 0, 100);
+  x.integer("give_up_at", rule.give_up_at, 0, kMaxCount);
+}
+
 void read_limit(object x, limit_rule& rule) {
   x.boolean("enabled", rule.enabled);
   x.integer("max_iterations", rule.max_iterations, 0, std::uint64_t{1} << 40);
@@ -108,8 +116,8 @@ void read_detectors(object d, manager_config& c) {
   read_output_similarity(d.at("output_similarity"), c.output_similarity);
   read_content(d.at("content"), c.content);
   read_streak(d.at("summary"), c.summary);
-  read_streak(d.at("test_fix"), c.test_fix);
-  read_streak(d.at("bash_cascade"), c.bash_cascade);
+  read_failures(d.at("test_fix"), c.test_fix);
+  read_failures(d.at("bash_cascade"), c.bash_cascade);
   read_limit(d.at("limit"), c.limit);
 }
 
@@ -182,6 +190,14 @@ json streak_json(const streak_rule& r) {
   return j;
 }
 
+json failures_json(const failure_rule& r) {
+  json j = ladder_json(r.steps);
+  j["enabled"] = r.enabled;
+  j["alike_threshold"] = r.alike_threshold;
+  j["give_up_at"] = r.give_up_at;
+  return j;
+}
+
 // A rule's JSON: its ladder and enabled flag, plus `extra`.
 json rule_json(const ladder& steps, bool enabled, json extra) {
   extra.update(ladder_json(steps));
@@ -202,8 +218,10 @@ json detectors_json(const manager_config& c) {
                               {{"min_length", cy.min_length},
                                {"max_length", cy.max_length},
                                {"count_started", cy.count_started}})},
-          {"similar_args",
-           rule_json(sa.steps, sa.enabled, {{"threshold", sa.threshold}, {"window", sa.window}})},
+          {"similar_args", rule_json(sa.steps, sa.enabled,
+                                     {{"threshold", sa.threshold},
+                                      {"window", sa.window},
+                                      {"result_threshold", sa.result_threshold}})},
           {"result", rule_json(re.steps, re.enabled,
                                {{"window", re.window},
                                 {"min_distinct_calls", re.min_distinct_calls},
@@ -218,8 +236,8 @@ json detectors_json(const manager_config& c) {
                                  {"max_distance", co.max_distance},
                                  {"max_history", co.max_history}})},
           {"summary", streak_json(c.summary)},
-          {"test_fix", streak_json(c.test_fix)},
-          {"bash_cascade", streak_json(c.bash_cascade)},
+          {"test_fix", failures_json(c.test_fix)},
+          {"bash_cascade", failures_json(c.bash_cascade)},
           {"limit",
            {{"enabled", li.enabled},
             {"max_iterations", li.max_iterations},

@@ -11,6 +11,7 @@
 #include "command_kinds.hpp"
 #include "detectors/content_loop.hpp"
 #include "detectors/cycle.hpp"
+#include "detectors/failure_signature.hpp"
 #include "detectors/limits.hpp"
 #include "detectors/output_similarity.hpp"
 #include "detectors/repeat_chain.hpp"
@@ -60,8 +61,8 @@ struct run_state {
   sdk::content_loop_detector content;
   sdk::safety_limits limits;
   std::unordered_map<std::uint64_t, std::uint32_t> totals;  // calls per exact fingerprint
-  sdk::streak text_turns, test_failures;
-  sdk::shell_streak shell_failures;
+  sdk::streak text_turns;
+  sdk::failure_streak test_failures, shell_failures;
   std::uint32_t consecutive_failures = 0;
   double cost = 0;
   std::optional<double> started_at;
@@ -258,10 +259,12 @@ struct ExecutionEconomicsManager::impl : run_state {
     rec.fp = std::move(call_fp);
     const tool_kind& kind = kind_of(tool);
     const bool shell = rec.fp.is_shell;
-    rec.mutating = kind.mutating || (shell && sdk::is_mutating_command(rec.fp.shell_command));
+    rec.mutating = shell ? kind.mutating || sdk::is_mutating_command(rec.fp.shell_command)
+                         : kind.mutating && !sdk::names_read_only_command(rec.fp.canonical_args);
     rec.test_run = kind.test || (shell && sdk::is_test_command(rec.fp.shell_command));
     rec.file_op = shell && sdk::is_file_op_command(rec.fp.shell_command);
-    rec.progress = rec.mutating && !history.seen_exact(rec.fp.exact, index);
+    rec.novel = !history.seen_exact(rec.fp.exact, index);
+    rec.progress = rec.mutating && rec.novel;
     return rec;
   }
 
@@ -329,24 +332,36 @@ struct ExecutionEconomicsManager::impl : run_state {
     rec->ok = ok;
     rec->result = result;
     rec->unproductive = sdk::is_unproductive(ok, output);
+    if (rec->unproductive) rec->failure = sdk::failure_signature(output);
     rec->progress = rec->progress && ok;
     const bool shell = rec->fp.is_shell;
     return {rec->test_run, shell, rec->file_op,
             shell ? std::string_view(rec->fp.shell_command) : tool};
   }
 
-  // test_fix and bash_cascade on a result.
-  void judge_streaks(std::vector<finding>& out, const outcome_of& call, bool ok,
-                     std::string_view output, std::size_t index) {
+  // test_fix and bash_cascade on a result. `rec`: its call, when there is one (it holds the
+  // failure's signature already).
+  void judge_streaks(std::vector<finding>& out, const outcome_of& call, const sdk::call_record* rec,
+                     bool ok, std::string_view output, std::size_t index) {
+    const bool test_failed =
+        call.test_run && config.test_fix.enabled && (!ok || sdk::reports_test_failure(output));
+    const bool shell_failed = call.shell && config.bash_cascade.enabled && !ok;
+    std::string own;  // the signature, when no call holds it
+    std::string_view signature;
+    if (test_failed || shell_failed) {
+      if (rec == nullptr || rec->failure.empty()) own = sdk::failure_signature(output);
+      signature = own.empty() && rec != nullptr ? std::string_view(rec->failure) : own;
+    }
     if (call.test_run && config.test_fix.enabled) {
-      const bool failed = !ok || sdk::reports_test_failure(output);
-      report(out, sdk::test_fix_result(test_failures, failed, index, config.test_fix, call.command),
+      report(out,
+             sdk::test_fix_result(test_failures, {test_failed, signature, false}, index,
+                                  config.test_fix, call.command),
              test_failures, detector_id::test_fix);
     }
     if (call.shell && config.bash_cascade.enabled) {
       report(out,
-             sdk::bash_cascade_result(shell_failures, !ok, call.file_op, index, config.bash_cascade,
-                                      call.command),
+             sdk::bash_cascade_result(shell_failures, {shell_failed, signature, call.file_op},
+                                      index, config.bash_cascade, call.command),
              shell_failures, detector_id::bash_cascade);
     }
   }
@@ -359,10 +374,11 @@ struct ExecutionEconomicsManager::impl : run_state {
     sdk::call_record* rec = history.find_open(tool, id);
     const std::uint64_t result = fp.of_result(ok, output);
     const outcome_of call = answer(rec, tool, ok, output, result);
+    if (rec != nullptr && rec->progress) test_failures.changed = true;
     if (sink) pending.on_result(rec, ok, result, index, sink);
 
     std::vector<finding> findings;
-    judge_streaks(findings, call, ok, output, index);
+    judge_streaks(findings, call, rec, ok, output, index);
     if (rec != nullptr && config.result.enabled) {
       report(findings, sdk::check_result(history, *rec, config.result),
              {detector_id::result, result});
@@ -426,7 +442,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     history.restart();
     text_turns.clear();
     test_failures.clear();
-    shell_failures = {};
+    shell_failures.clear();
     similar_outputs.reset();
     content.reset();
     streaming = false;

@@ -90,7 +90,14 @@ nudge_text result_body(const finding& f) {
                   "`) all failed with the same error.",
               "Read that error and fix its cause before calling anything else."};
     case detector_id::test_fix:
-      return {"The tests have now failed " + n(f.count) + " times in a row (last run: `" + tool +
+      if (f.detail == "varied") {
+        return {"The tests have now failed " + n(f.count) + " times in a row (last run: `" + tool +
+                    "`). Each change moved the failure, none made them pass.",
+                "Step back: re-read the task and the first failure, and check whether the "
+                "approach itself is wrong before the next change."};
+      }
+      return {"The tests have now failed " + n(f.count) +
+                  " times in a row the same way (last run: `" + tool +
                   "`). Iterating on the same fix is not converging.",
               "Step back: re-read the failure output, question your diagnosis, and try a "
               "different fix strategy."};
@@ -102,8 +109,13 @@ nudge_text result_body(const finding& f) {
                 "Use the file tools (read_file, write_file, edit_file) instead of the shell for "
                 "reading and writing files."};
       }
-      return {n(f.count) + " shell commands in a row have failed (last: `" + tool + "`).",
-              "Stop and diagnose the first failure before running more commands."};
+      if (f.detail == "varied") {
+        return {n(f.count) + " shell commands in a row have failed (last: `" + tool + "`).",
+                "Stop and diagnose the first failure before running more commands."};
+      }
+      return {
+          n(f.count) + " shell commands in a row have failed the same way (last: `" + tool + "`).",
+          "Stop and diagnose the first failure before running more commands."};
   }
 }
 

@@ -47,6 +47,9 @@ struct similar_args_rule {
   ladder steps{3, 6};
   double threshold = 85;  // ratio() of the canonical argument JSON, 0..100
   std::uint32_t window = 10;
+  // Failures alike: ratio() of the failure signatures, 0..100 (docs/detectors.md, "Failing
+  // alike"); 100 = only identical failures (after masking) count.
+  double result_threshold = 80;
 };
 
 struct result_rule {
@@ -74,9 +77,16 @@ struct content_rule {
   std::uint32_t max_history = 5000;  // bytes of the stream kept
 };
 
-struct streak_rule {  // summary, test_fix, bash_cascade
+struct streak_rule {  // summary
   bool enabled = true;
   ladder steps{3, 5};
+};
+
+struct failure_rule {  // test_fix, bash_cascade
+  bool enabled = true;
+  ladder steps{3, 5};            // failures in a row that failed alike
+  double alike_threshold = 0;    // ratio() of failure signatures; 0 = every failure is alike
+  std::uint32_t give_up_at = 0;  // failures in a row, alike or not, that fire anyway; 0 = off
 };
 
 struct limit_rule {
@@ -114,8 +124,8 @@ struct manager_config {
   output_similarity_rule output_similarity;
   content_rule content;
   streak_rule summary{true, {3, 5}};
-  streak_rule test_fix{true, {3, 5}};
-  streak_rule bash_cascade{true, {3, 5}};
+  failure_rule test_fix{true, {3, 5}, 80, 10};
+  failure_rule bash_cascade{true, {3, 5}, 80, 10};
   limit_rule limit;
   escalation_rule escalation;
   std::map<std::string, tool_override, std::less<>> tools;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "failure_signature.hpp"
 #include "loopguard/similarity.hpp"
 
 namespace loopguard::sdk {
@@ -21,15 +22,21 @@ chain count_chain(const call_history& history, const call_record& current, std::
   c.loop_start = current.event_index;
   bool have_latest = false;
   std::uint64_t latest = 0;
-  // The window counts the current call, so it looks back at window - 1 earlier calls.
-  const std::size_t look = std::min<std::size_t>(history.size(), window > 0 ? window - 1 : 0);
-  for (std::size_t i = 0; i < look; ++i) {
+  // The window counts the current call, so it looks back at window - 1 earlier calls. Outcome
+  // aware, a failed attempt on the same target (same structural fingerprint) between the
+  // repeats is part of the same struggle and takes no room in the window.
+  std::size_t room = window > 0 ? window - 1 : 0;
+  for (std::size_t i = 0; i < history.size() && room > 0; ++i) {
     const call_record& r = history.newest(i);
     if (r.barrier) break;
     if (!is_occurrence(r)) {
-      if (consecutive || (outcome_aware && r.progress)) break;
+      if (consecutive || (outcome_aware && (r.progress || r.informative()))) break;
+      const bool same_struggle =
+          outcome_aware && r.answered && r.unproductive && r.fp.structural == current.fp.structural;
+      if (!same_struggle) --room;
       continue;
     }
+    --room;
     if (outcome_aware) {
       if (r.progress && r.fp.exact != current.fp.exact) break;  // a different change: progress
       if (r.answered) {
@@ -153,13 +160,21 @@ std::uint32_t failed_calls(const similar_walk& walk) {
 struct similar_chain {
   std::uint32_t count = 1;  // the current call included
   std::size_t start = 0;
-  std::uint64_t latest = 0;          // the error of the most recent similar failure
+  std::uint64_t latest = 0;          // the result of the most recent similar failure
   std::set<std::uint64_t> distinct;  // exact fingerprints counted
   double min_score = 100;
 };
 
-similar_chain count_similar(const similar_walk& walk, double threshold) {
+// Two failures count as the same failure when their results are equal or, when both are errors
+// (not empty answers: a search for a new term that finds nothing is a new question), when they
+// failed alike.
+bool errors_alike(const call_record& a, const call_record& b, double threshold) {
+  return !a.ok && !b.ok && failed_alike(a.failure, b.failure, threshold);
+}
+
+similar_chain count_similar(const similar_walk& walk, double threshold, double result_threshold) {
   similar_chain c;
+  const call_record* newest_failure = nullptr;  // the most recent similar failure
   c.start = walk.current.event_index;
   c.distinct.insert(walk.current.fp.exact);
   std::optional<similarity::cached_ratio> cached;  // built only when there is a candidate
@@ -174,8 +189,9 @@ similar_chain count_similar(const similar_walk& walk, double threshold) {
     if (score < threshold) continue;
     if (!have_latest) {
       c.latest = r.result;
+      newest_failure = &r;
       have_latest = true;
-    } else if (r.result != c.latest) {
+    } else if (r.result != c.latest && !(errors_alike(r, *newest_failure, result_threshold))) {
       break;  // failing differently each time: the agent is learning something
     }
     ++c.count;
@@ -194,7 +210,7 @@ std::optional<finding> check_similar_args(const call_history& history, const cal
   const similar_walk walk{history, current, std::min<std::size_t>(history.size(), rule.window - 1),
                           outcome_aware};
   if (failed_calls(walk) + 1 < steps.warn_at) return std::nullopt;
-  const similar_chain c = count_similar(walk, rule.threshold);
+  const similar_chain c = count_similar(walk, rule.threshold, rule.result_threshold);
   if (c.count < steps.warn_at || c.distinct.size() < 2) return std::nullopt;
   finding f;
   f.detector = detector_id::similar_args;

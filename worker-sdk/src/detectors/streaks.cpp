@@ -1,20 +1,24 @@
 #include "streaks.hpp"
 
+#include <algorithm>
+
 #include <string>
 #include <utility>
+
+#include "failure_signature.hpp"
 
 namespace loopguard::sdk {
 namespace {
 
-std::optional<finding> streak_finding(detector_id d, fixed_loop loop, const streak& s,
-                                      const streak_rule& rule, std::string_view tool,
+std::optional<finding> streak_finding(detector_id d, fixed_loop loop, const streak& s, bool enabled,
+                                      const ladder& steps, std::string_view tool,
                                       std::string_view detail = {}) {
-  if (!rule.enabled || s.length < rule.steps.warn_at) return std::nullopt;
+  if (!enabled || s.length < steps.warn_at) return std::nullopt;
   finding f;
   f.detector = d;
   f.identity = identity_of(loop);
   f.count = s.length;
-  f.steps = rule.steps;
+  f.steps = steps;
   f.loop_start = s.start;
   f.confidence = 0.8;
   f.tool = std::string(tool);
@@ -28,36 +32,78 @@ streak_step<streak> summary_turn(streak s, bool after_text, std::size_t event_in
                                  const streak_rule& rule) {
   if (!after_text) s.clear();
   s.hit(event_index);
-  auto found = streak_finding(detector_id::summary, fixed_loop::text_only_turns, s, rule, {});
+  auto found = streak_finding(detector_id::summary, fixed_loop::text_only_turns, s, rule.enabled,
+                              rule.steps, {});
   return {s, std::move(found)};
 }
 
-streak_step<streak> test_fix_result(streak s, bool failed, std::size_t event_index,
-                                    const streak_rule& rule, std::string_view command) {
-  if (!failed) {
+namespace {
+
+// The failure streak after `o`.
+// `rerun_counts`: a failure with no change since the one before it continues the alike run
+// whatever it says (a rerun of the tests without a change cannot be progress).
+failure_streak advance(failure_streak s, const outcome& o, std::size_t event_index,
+                       const failure_rule& rule, bool rerun_counts) {
+  const bool alike = s.failures > 0 && ((rerun_counts && !s.changed) ||
+                                        failed_alike(s.last, o.signature, rule.alike_threshold));
+  s.changed = false;
+  if (!alike) {
+    s.alike.clear();
+    s.file_ops = 0;
+  }
+  if (s.failures++ == 0) s.first = event_index;
+  s.alike.hit(event_index);
+  if (o.file_op) ++s.file_ops;
+  s.last.assign(o.signature);
+  return s;
+}
+
+// The finding of a failure streak: the alike run on the rule's ladder, else every failure in a
+// row once there are give_up_at of them.
+std::optional<finding> failure_finding(detector_id d, fixed_loop loop, const failure_streak& s,
+                                       const failure_rule& rule, std::string_view tool,
+                                       std::string_view detail) {
+  if (auto f = streak_finding(d, loop, s.alike, rule.enabled, rule.steps, tool, detail)) return f;
+  if (rule.give_up_at == 0 || s.failures < rule.give_up_at) return std::nullopt;
+  streak all;
+  all.length = s.failures;
+  all.start = s.first;
+  // The same distance from warn to critical as the rule's own ladder.
+  const std::uint32_t rise =
+      rule.steps.critical_at == 0
+          ? 0
+          : rule.steps.critical_at - std::min(rule.steps.critical_at, rule.steps.warn_at);
+  const ladder steps{rule.give_up_at, rule.steps.critical_at == 0 ? 0 : rule.give_up_at + rise};
+  return streak_finding(d, loop, all, rule.enabled, steps, tool, "varied");
+}
+
+}  // namespace
+
+streak_step<failure_streak> test_fix_result(failure_streak s, const outcome& o,
+                                            std::size_t event_index, const failure_rule& rule,
+                                            std::string_view command) {
+  if (!o.failed) {
     s.clear();
     return {s, std::nullopt, true};
   }
-  s.hit(event_index);
+  s = advance(std::move(s), o, event_index, rule, true);
   auto found =
-      streak_finding(detector_id::test_fix, fixed_loop::failing_test_runs, s, rule, command);
-  return {s, std::move(found)};
+      failure_finding(detector_id::test_fix, fixed_loop::failing_test_runs, s, rule, command, {});
+  return {std::move(s), std::move(found)};
 }
 
-streak_step<shell_streak> bash_cascade_result(shell_streak s, bool failed, bool file_op,
-                                              std::size_t event_index, const streak_rule& rule,
-                                              std::string_view command) {
-  if (!failed) {
-    s.failures.clear();
+streak_step<failure_streak> bash_cascade_result(failure_streak s, const outcome& o,
+                                                std::size_t event_index, const failure_rule& rule,
+                                                std::string_view command) {
+  if (!o.failed) {
+    s.clear();
     return {s, std::nullopt, true};
   }
-  if (s.failures.length == 0) s.file_ops = 0;
-  s.failures.hit(event_index);
-  if (file_op) ++s.file_ops;
-  const bool mostly_files = 2 * s.file_ops >= s.failures.length;
-  auto found = streak_finding(detector_id::bash_cascade, fixed_loop::failing_shell_commands,
-                              s.failures, rule, command, mostly_files ? "file_ops" : "");
-  return {s, std::move(found)};
+  s = advance(std::move(s), o, event_index, rule, false);
+  const bool mostly_files = 2 * s.file_ops >= s.alike.length;
+  auto found = failure_finding(detector_id::bash_cascade, fixed_loop::failing_shell_commands, s,
+                               rule, command, mostly_files ? "file_ops" : "");
+  return {std::move(s), std::move(found)};
 }
 
 }  // namespace loopguard::sdk

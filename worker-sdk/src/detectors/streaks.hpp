@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "finding.hpp"
@@ -23,10 +24,32 @@ struct streak {
   void clear() { length = 0; }
 };
 
-// bash_cascade's streak: failing shell commands, and how many of them were file operations.
-struct shell_streak {
-  streak failures;
+// test_fix's and bash_cascade's streak: failures in a row (a success ends it), the run of them
+// that failed alike (each like the one before it), and for bash_cascade how many of the alike
+// run were file operations.
+struct failure_streak {
+  streak alike;
+  std::uint32_t failures = 0;  // in a row, alike or not
+  std::size_t first = 0;       // event index of the first of them
+  std::string last;            // failure_signature() of the last failure
   std::uint32_t file_ops = 0;
+  bool changed = false;  // a change was made since the last failure (test_fix)
+
+  void clear() {
+    alike.clear();
+    failures = 0;
+    first = 0;
+    last.clear();
+    file_ops = 0;
+    changed = false;
+  }
+};
+
+// One failing (or passing) outcome for a failure streak.
+struct outcome {
+  bool failed = false;
+  std::string_view signature;  // failure_signature() of the output, when failed
+  bool file_op = false;        // bash_cascade: the command read or wrote a file
 };
 
 // What a streak rule says about one event.
@@ -42,14 +65,16 @@ struct streak_step {
 streak_step<streak> summary_turn(streak s, bool after_text, std::size_t event_index,
                                  const streak_rule& rule);
 
-// test_fix: the result of a test run `command`; a failure extends the streak, a pass ends it.
-streak_step<streak> test_fix_result(streak s, bool failed, std::size_t event_index,
-                                    const streak_rule& rule, std::string_view command);
-
-// bash_cascade: the result of a shell command; a failure extends the streak, a success ends it.
-// `file_op`: the command reads or writes a file (the nudge then points to the file tools).
-streak_step<shell_streak> bash_cascade_result(shell_streak s, bool failed, bool file_op,
-                                              std::size_t event_index, const streak_rule& rule,
-                                              std::string_view command);
+// test_fix: the result of a test run `command`; bash_cascade: the result of a shell command. A
+// success ends the streak. A failure extends the alike run when it failed like the failure
+// before it (rule.alike_threshold), else starts a new one; the ladder counts the alike run, and
+// past rule.give_up_at failures in a row, alike or not, the failures themselves
+// (docs/detectors.md, "Failing alike"). For bash_cascade, `file_op` words the nudge.
+streak_step<failure_streak> test_fix_result(failure_streak s, const outcome& o,
+                                            std::size_t event_index, const failure_rule& rule,
+                                            std::string_view command);
+streak_step<failure_streak> bash_cascade_result(failure_streak s, const outcome& o,
+                                                std::size_t event_index, const failure_rule& rule,
+                                                std::string_view command);
 
 }  // namespace loopguard::sdk

@@ -81,6 +81,14 @@ TEST_SUITE("config") {
           "detectors.exact.critical_at: expected 0 (never) or at least warn_at (5), got 4");
     CHECK(error_of(R"({"detectors":{"similar_args":{"threshold":101}}})") ==
           "detectors.similar_args.threshold: expected a number in 0..100, got 101");
+    CHECK(error_of(R"({"detectors":{"similar_args":{"result_threshold":-1}}})") ==
+          "detectors.similar_args.result_threshold: expected a number in 0..100, got -1");
+    CHECK(error_of(R"({"detectors":{"test_fix":{"alike_threshold":100.5}}})") ==
+          "detectors.test_fix.alike_threshold: expected a number in 0..100, got 100.5");
+    CHECK(error_of(R"({"detectors":{"bash_cascade":{"give_up_at":-2}}})") ==
+          "detectors.bash_cascade.give_up_at: expected an integer in 0..1000000, got -2");
+    CHECK(error_of(R"({"detectors":{"summary":{"give_up_at":5}}})")
+              .starts_with("detectors.summary.give_up_at: unknown key"));
     CHECK(error_of(R"({"detectors":{"exact":{"mode":"sometimes"}}})") ==
           R"(detectors.exact.mode: expected one of consecutive, window, both, got "sometimes")");
     CHECK(error_of(R"({"detectors":{"exact":{"enabled":"yes"}}})") ==

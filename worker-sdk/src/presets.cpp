@@ -42,9 +42,10 @@ manager_config conservative() {
   c.result.steps = {4, 8};
   c.output_similarity.threshold = 95;
   c.content.occurrences = 15;
+  c.similar_args.result_threshold = 85;
   c.summary.steps = {5, 8};
-  c.test_fix.steps = {5, 8};
-  c.bash_cascade.steps = {5, 8};
+  c.test_fix = {true, {5, 8}, 85, 14};
+  c.bash_cascade = {true, {5, 8}, 85, 14};
   c.escalation.terminate_after = 4;
   return c;
 }
@@ -60,9 +61,10 @@ manager_config aggressive() {
   c.result.steps = {2, 4};
   c.output_similarity.threshold = 85;
   c.content.occurrences = 6;
+  c.similar_args.result_threshold = 75;
   c.summary.steps = {2, 3};
-  c.test_fix.steps = {2, 4};
-  c.bash_cascade.steps = {2, 4};
+  c.test_fix = {true, {2, 4}, 75, 7};
+  c.bash_cascade = {true, {2, 4}, 75, 7};
   c.escalation.terminate_after = 2;
   return c;
 }

@@ -93,6 +93,28 @@ TEST_SUITE("similar_args") {
 }
 
 TEST_SUITE("result") {
+  TEST_CASE("errors that failed alike are the same error; the goose preset wants them equal") {
+    // The same linter rejection, quoting the line each different edit would have produced.
+    const char* lines[] = {"    return self._cache[key]", "    return self._cache.get(key)",
+                           "    return cache[key]"};
+    const auto run = [&](ExecutionEconomicsManager& m) {
+      verdict v;
+      for (int i = 0; i < 3; ++i) {
+        m.on_tool_call_json("edit", R"({"line":)" + std::to_string(40 + i * 7) + "}");
+        v = m.on_tool_result("edit", false,
+                             std::string("Your proposed edit has introduced new syntax error(s).\n"
+                                         "ERRORS:\n- E999 IndentationError: unexpected indent\n"
+                                         "This is how your edit would have looked:\n") +
+                                 lines[i]);
+      }
+      return v;
+    };
+    ExecutionEconomicsManager balanced;
+    CHECK(fired(run(balanced), detector_id::result));
+    ExecutionEconomicsManager goose(preset("goose"));
+    CHECK_FALSE(fired(run(goose), detector_id::result));
+  }
+
   TEST_CASE("the same error from different calls") {
     ExecutionEconomicsManager m;
     m.on_tool_call_json("bash", R"({"command":"cat a"})");

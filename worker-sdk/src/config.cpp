@@ -63,6 +63,7 @@ void read_result(object x, result_rule& rule) {
   x.integer("window", rule.window, 2, kMaxWindow);
   x.integer("min_distinct_calls", rule.min_distinct_calls, 1, kMaxWindow);
   x.boolean("same_tool", rule.same_tool);
+  x.number("alike_threshold", rule.alike_threshold, 0, 100);
 }
 
 void read_output_similarity(object x, output_similarity_rule& rule) {
@@ -225,7 +226,8 @@ json detectors_json(const manager_config& c) {
           {"result", rule_json(re.steps, re.enabled,
                                {{"window", re.window},
                                 {"min_distinct_calls", re.min_distinct_calls},
-                                {"same_tool", re.same_tool}})},
+                                {"same_tool", re.same_tool},
+                                {"alike_threshold", re.alike_threshold}})},
           {"output_similarity", rule_json(os.steps, os.enabled,
                                           {{"threshold", os.threshold},
                                            {"history", os.history},

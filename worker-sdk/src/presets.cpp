@@ -43,6 +43,7 @@ manager_config conservative() {
   c.output_similarity.threshold = 95;
   c.content.occurrences = 15;
   c.similar_args.result_threshold = 85;
+  c.result.alike_threshold = 85;
   c.summary.steps = {5, 8};
   c.test_fix = {true, {5, 8}, 85, 14};
   c.bash_cascade = {true, {5, 8}, 85, 14};
@@ -62,6 +63,7 @@ manager_config aggressive() {
   c.output_similarity.threshold = 85;
   c.content.occurrences = 6;
   c.similar_args.result_threshold = 75;
+  c.result.alike_threshold = 75;
   c.summary.steps = {2, 3};
   c.test_fix = {true, {2, 4}, 75, 7};
   c.bash_cascade = {true, {2, 4}, 75, 7};

@@ -58,6 +58,9 @@ struct result_rule {
   std::uint32_t window = 10;
   std::uint32_t min_distinct_calls = 2;  // different calls among them (1: repeats count too)
   bool same_tool = false;                // only errors of the same tool count (goose)
+  // Errors alike: ratio() of the failure signatures, 0..100; 100 = only the same result
+  // fingerprint counts (docs/detectors.md, "Failing alike").
+  double alike_threshold = 100;
 };
 
 struct output_similarity_rule {
@@ -120,7 +123,7 @@ struct manager_config {
   repeat_rule structural{true, {4, 7}, count_mode::both, 10, 0, false};
   cycle_rule cycle;
   similar_args_rule similar_args;
-  result_rule result;
+  result_rule result{true, {3, 6}, 10, 2, false, 80};
   output_similarity_rule output_similarity;
   content_rule content;
   streak_rule summary{true, {3, 5}};

@@ -1,5 +1,7 @@
 #include "result.hpp"
 
+#include "failure_signature.hpp"
+
 #include <algorithm>
 #include <set>
 
@@ -17,7 +19,10 @@ std::optional<finding> check_result(const call_history& history, const call_reco
     if (!r.answered) continue;
     if (rule.same_tool && r.tool != answered.tool) continue;
     if (r.ok) break;  // the error streak ends at a success
-    if (r.result != answered.result) continue;
+    const bool same = r.result == answered.result ||
+                      (rule.alike_threshold < 100 && !r.ok && !answered.ok &&
+                       failed_alike(r.failure, answered.failure, rule.alike_threshold));
+    if (!same) continue;
     ++count;
     start = std::min(start, r.event_index);
     calls.insert(r.fp.exact);

@@ -97,7 +97,7 @@ void run(std::string_view program, const loopguard::manager_config& config) {
     check(v);
     ++judged;
   };
-  constexpr unsigned kOps = 12;
+  constexpr unsigned kOps = 13;
   while (!in.empty()) {
     std::function<void()> op;
     // Operands are read into locals first: the order of lambda init-captures is unspecified.
@@ -164,6 +164,12 @@ void run(std::string_view program, const loopguard::manager_config& config) {
         const std::uint8_t b = in.byte();
         now += b < 240 ? static_cast<double>(b) : std::ldexp(1.0, b - 200);
         continue;
+      }
+      case 11: {  // a message from outside the agent, or a resume
+        const bool resume = (in.byte() & 1) != 0;
+        std::string text = in.str(24);
+        op = [&, resume, text] { judge(resume ? m.on_resume() : m.on_user_message(text)); };
+        break;
       }
       default: {  // streamed text: the same chunk several times
         std::string chunk = in.str(24);

@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"loopguard: doom-loop detection for LLM agents and agent swarms"};
   app.set_version_flag("--version", std::string("loopguard ") + LOOPGUARD_VERSION);
   app.require_subcommand(1);
+  loopguard::cli::add_eval_command(app);
   loopguard::cli::add_fingerprint_command(app);
   loopguard::cli::add_replay_command(app);
   loopguard::cli::add_similarity_command(app);

@@ -2,18 +2,16 @@
 // (docs/trace-format.md). Every worker gets its own manager; detections go to stdout as JSON
 // Lines, a summary to stderr. With --daemon the global detections come from a real loopguardd
 // (daemon_replay) instead of the offline swarm state.
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "commands.hpp"
 #include "daemon_replay.hpp"
-#include "loopguard/json_input.hpp"
-#include "loopguard/presets.hpp"
+#include "expectation.hpp"
 #include "loopguard/utf8.hpp"
 #include "replay_swarm.hpp"
 #include "replay_trace.hpp"
+#include "run_config.hpp"
 #include "trace_file.hpp"
 
 namespace loopguard::cli {
@@ -38,56 +36,6 @@ struct file_outcome {
   bool passed = false, failed = false, bad_input = false, terminated = false;
   bool daemon_failed = false;  // stop: the daemon is gone or refused the connection
 };
-
-// Checks a file's meta expectation; empty when it holds, else why not.
-std::string check_expectation(const trace& tr, const file_result& r) {
-  if (!tr.meta || !tr.meta->expect) return "no meta line with an \"expect\" object";
-  const trace_expect& x = *tr.meta->expect;
-  std::optional<std::size_t> first;
-  for (const auto& l : r.lines) {
-    if (!x.detector.empty() && to_string(l.det.detector) != x.detector) continue;
-    if (l.det.level < severity::warn) continue;
-    first = l.event;
-    break;
-  }
-  const std::string what = x.detector.empty() ? "a detection" : "a " + x.detector + " detection";
-  if (!x.loop) {
-    if (first)
-      return "expected no " + what.substr(2) + ", got one at event " + std::to_string(*first);
-    return "";
-  }
-  if (!first) return "expected " + what + ", got none";
-  if (x.within && *first > *x.within) {
-    return "expected " + what + " at or before event " + std::to_string(*x.within) +
-           ", first at event " + std::to_string(*first);
-  }
-  return "";
-}
-
-result<manager_config> load_config(const options& o) {
-  if (o.config_file.empty()) {
-    auto p = preset(o.preset_name);
-    if (!p) {
-      std::string names;
-      for (auto n : preset_names()) names += (names.empty() ? "" : ", ") + std::string(n);
-      return status::error("unknown preset \"" + o.preset_name + "\" (known: " + names + ")");
-    }
-    return *p;
-  }
-  std::ifstream in(o.config_file, std::ios::binary);
-  if (!in) return status::error(o.config_file + ": cannot open");
-  std::ostringstream whole;
-  whole << in.rdbuf();
-  const std::string text = std::move(whole).str();
-  const auto doc = json_input::parse(text);
-  if (!doc) return doc.error().with_context(o.config_file + ": ");
-  auto config = parse_config(doc->value);
-  if (!config) return config.error().with_context(o.config_file + ": ");
-  if (status s = swarm_replay::validate(*config); !s.ok()) {
-    return s.with_context(o.config_file + ": ");
-  }
-  return config;
-}
 
 daemon_target target_of(const options& o) {
   return {o.daemon_url, o.token,
@@ -166,7 +114,7 @@ status check_daemon_options(const options& o) {
 }
 
 int run(const options& o) {
-  const auto loaded = load_config(o);
+  const auto loaded = load_config(o.preset_name, o.config_file);
   const status checked = loaded ? check_daemon_options(o) : loaded.error();
   if (!checked.ok()) {
     std::cerr << "loopguard replay: " << utf8::repair(checked.message()) << '\n';

@@ -35,6 +35,7 @@ trace_meta parse_meta(object& r) {
   trace_meta m;
   r.string("name", m.name);
   r.string("source", m.source);
+  r.string("agent", m.agent);
   if (r.has("expect")) {
     trace_expect x;
     parse_expect(r.at("expect"), x);

@@ -46,6 +46,8 @@ struct trace_expect {
 struct trace_meta {
   std::string name;
   std::string source;
+  std::string
+      agent;  // optional: the agent framework that made the run (loopguard eval groups by it)
   std::optional<trace_expect> expect;
 };
 

@@ -95,7 +95,7 @@ TEST_SUITE("config") {
           R"(detectors.exact.enabled: expected true or false, got "yes")");
     CHECK(error_of(R"({"detectors":{"exactt":{}}})") ==
           "detectors.exactt: unknown key, expected one of bash_cascade, content, cycle, exact, "
-          "limit, output_similarity, result, similar_args, structural, summary, test_fix");
+          "judge, limit, output_similarity, result, similar_args, structural, summary, test_fix");
     CHECK(error_of(R"({"detectors":{"exact":{"warnat":3}}})")
               .starts_with("detectors.exact.warnat: unknown key, expected one of"));
     CHECK(error_of(R"({"preset":"nope"})").starts_with("preset: expected one of"));

@@ -108,6 +108,18 @@ void read_limit(object x, limit_rule& rule) {
   x.number("warn_fraction", rule.warn_fraction, 0.01, 1);
 }
 
+void read_judge(object x, judge_rule& rule) {
+  x.boolean("enabled", rule.enabled);
+  read_ladder(x, rule.steps);
+  x.integer("after_turn", rule.after_turn, 0, std::uint64_t{1} << 40);
+  x.integer("every_turns", rule.every_turns, 0, kMaxCount);
+  x.boolean("on_warn", rule.on_warn);
+  x.number("threshold", rule.threshold, 0, 1);
+  x.integer("max_events", rule.max_events, 1, 1000);
+  x.integer("max_bytes", rule.max_bytes, 64, 1000000);
+  x.integer("event_bytes", rule.event_bytes, 16, 100000);
+}
+
 void read_detectors(object d, manager_config& c) {
   read_repeat(d.at("exact"), c.exact, true);
   read_repeat(d.at("structural"), c.structural, false);
@@ -120,6 +132,7 @@ void read_detectors(object d, manager_config& c) {
   read_failures(d.at("test_fix"), c.test_fix);
   read_failures(d.at("bash_cascade"), c.bash_cascade);
   read_limit(d.at("limit"), c.limit);
+  read_judge(d.at("judge"), c.judge);
 }
 
 void read_fingerprint(object x, fingerprint_options& f) {
@@ -246,7 +259,15 @@ json detectors_json(const manager_config& c) {
             {"max_wall_seconds", li.max_wall_seconds},
             {"max_cost", li.max_cost},
             {"max_consecutive_failures", li.max_consecutive_failures},
-            {"warn_fraction", li.warn_fraction}}}};
+            {"warn_fraction", li.warn_fraction}}},
+          {"judge", rule_json(c.judge.steps, c.judge.enabled,
+                              {{"after_turn", c.judge.after_turn},
+                               {"every_turns", c.judge.every_turns},
+                               {"on_warn", c.judge.on_warn},
+                               {"threshold", c.judge.threshold},
+                               {"max_events", c.judge.max_events},
+                               {"max_bytes", c.judge.max_bytes},
+                               {"event_bytes", c.judge.event_bytes}})}};
 }
 
 json tools_json(const manager_config& c) {

@@ -19,6 +19,7 @@
 #include "detectors/streaks.hpp"
 #include "escalation.hpp"
 #include "global_verdicts.hpp"
+#include "judge_state.hpp"
 #include "loopguard/protocol.hpp"
 #include "loopguard/utf8.hpp"
 #include "nudges.hpp"
@@ -53,13 +54,15 @@ struct run_state {
         esc(c.escalation),
         similar_outputs(c.output_similarity),
         content(c.content),
-        limits(c.limit) {}
+        limits(c.limit),
+        judge(c.judge) {}
 
   sdk::call_history history;
   sdk::escalation esc;
   sdk::output_similarity_detector similar_outputs;
   sdk::content_loop_detector content;
   sdk::safety_limits limits;
+  sdk::judge_state judge;
   std::unordered_map<std::uint64_t, std::uint32_t> totals;  // calls per exact fingerprint
   sdk::streak text_turns;
   sdk::failure_streak test_failures, shell_failures;
@@ -138,6 +141,7 @@ struct ExecutionEconomicsManager::impl : run_state {
   ExecutionEconomicsManager::clock clock;
   ExecutionEconomicsManager::verdict_override override_fn;
   ExecutionEconomicsManager::call_sink sink;
+  judge_fn judge_hook;
   sdk::global_verdicts globals;  // the swarm's, not the run's: reset() keeps them
 
   void clear_run() { static_cast<run_state&>(*this) = run_state(config); }
@@ -188,6 +192,43 @@ struct ExecutionEconomicsManager::impl : run_state {
               detector_id d) {
     state = step.next;
     if (step.found || step.ended) report(out, std::move(step.found), {d, std::nullopt});
+  }
+
+  // The judge hook, when one is set: remembers the event for its digest.
+  void note(std::size_t index, std::string_view kind, std::string_view tool, std::string_view text,
+            bool ok = true) {
+    if (judge_hook && config.judge.enabled) judge.note(index, kind, tool, text, ok);
+  }
+
+  // Asks the judge when it is due (cadence, or a rule fired on this event); an answer above the
+  // threshold is a `judge` finding. A judge that throws or answers nonsense is counted, not
+  // believed.
+  void maybe_judge(std::vector<finding>& out, std::size_t index) {
+    if (!judge_hook || !config.judge.enabled) return;
+    const std::string_view why = judge.due(stats.turns, !out.empty());
+    if (why.empty()) return;
+    std::vector<std::string> warning;
+    for (const finding& f : out) warning.emplace_back(to_string(f.detector));
+    std::optional<judge_answer> answer;
+    ++stats.judge_checks;
+    try {
+      answer = judge_hook(judge.digest(stats.turns, why, std::move(warning)));
+    } catch (...) {
+      answer.reset();
+      ++stats.judge_errors;
+    }
+    if (answer && !(std::isfinite(answer->probability) && answer->probability >= 0 &&
+                    answer->probability <= 1)) {
+      answer.reset();
+      ++stats.judge_errors;
+    }
+    if (answer) {
+      if (!(std::isfinite(answer->cost) && answer->cost > 0)) answer->cost = 0;
+      stats.judge_cost += answer->cost;
+      answer->reason = std::string(utf8::cut(utf8::repair(answer->reason), 500));
+    }
+    report(out, judge.answer(stats.turns, answer, index),
+           {detector_id::judge, sdk::identity_of(sdk::fixed_loop::judged_stuck)});
   }
 
   verdict decide(const std::vector<finding>& findings, std::size_t index, bool is_call,
@@ -313,6 +354,8 @@ struct ExecutionEconomicsManager::impl : run_state {
     std::vector<finding> findings;
     judge_call(findings, rec, total);
     add_limits(findings, index);
+    if (judge_hook) note(index, "tool_call", rec.tool, summary_of(rec.fp));
+    maybe_judge(findings, index);
     const sdk::global_verdicts::key* match =
         globals.critical_match(rec.fp.exact, rec.fp.structural);
     history.push(std::move(rec));
@@ -385,6 +428,8 @@ struct ExecutionEconomicsManager::impl : run_state {
     }
     consecutive_failures = ok ? 0 : consecutive_failures + 1;
     add_limits(findings, index);
+    note(index, "tool_result", tool, output, ok);
+    maybe_judge(findings, index);
     return decide(findings, index, false);
   }
 
@@ -418,6 +463,8 @@ struct ExecutionEconomicsManager::impl : run_state {
     }
     streaming = false;
     add_limits(findings, index);
+    note(index, "text", {}, content_text);
+    maybe_judge(findings, index);
     return decide(findings, index, false);
   }
 
@@ -455,15 +502,18 @@ struct ExecutionEconomicsManager::impl : run_state {
 
   // A user message or a resume: an event of its own, judged only by the limits (and carrying a
   // swarm nudge that is waiting).
-  verdict outside_event(bool resume) {
+  verdict outside_event(bool resume, std::string_view content) {
     const std::size_t index = begin_event();
     ++(resume ? stats.resumes : stats.user_messages);
     if (sink) pending.on_text(index);
     restart_counts();
     if (resume) esc.forget_loops_except(detector_id::limit);
     last = last_event::user;
+    if (resume) judge.clear_streak();
     std::vector<finding> findings;
     add_limits(findings, index);
+    note(index, resume ? "resume" : "user", {}, content);
+    maybe_judge(findings, index);
     return decide(findings, index, false);
   }
 
@@ -527,13 +577,17 @@ verdict ExecutionEconomicsManager::on_text_chunk(std::string_view chunk) {
   return impl_->text_chunk(utf8::repaired(piece));
 }
 
-verdict ExecutionEconomicsManager::on_user_message(std::string_view /*content*/) {
-  // The text itself judges nothing (yet): what matters is that a message came.
-  return impl_->outside_event(false);
+verdict ExecutionEconomicsManager::on_user_message(std::string_view content) {
+  // The text judges nothing itself (what matters is that a message came); a judge sees it.
+  return impl_->outside_event(false, utf8::repaired(content));
 }
 
 verdict ExecutionEconomicsManager::on_resume() {
-  return impl_->outside_event(true);
+  return impl_->outside_event(true, {});
+}
+
+void ExecutionEconomicsManager::set_judge(judge_fn f) {
+  impl_->judge_hook = std::move(f);
 }
 
 verdict ExecutionEconomicsManager::add_cost(double amount) {

@@ -1,5 +1,7 @@
 #include "nudges.hpp"
 
+#include <cstdio>
+
 #include "loopguard/utf8.hpp"
 
 namespace loopguard::sdk {
@@ -139,6 +141,22 @@ nudge_text text_body(const finding& f) {
   }
 }
 
+// judge: the caller's judge said the agent is stuck; its reason, its confidence, its cost.
+nudge_text judge_body(const finding& f) {
+  char p[16];
+  std::snprintf(p, sizeof p, "%.2f", f.confidence);
+  char cost[32];
+  std::snprintf(cost, sizeof cost, "%.4g", f.cost);
+  std::string m =
+      "A review of your recent steps says you are probably stuck (p = " + std::string(p) + ")";
+  m += f.detail.empty() ? "." : ": " + f.detail;
+  if (!m.empty() && m.back() != '.') m += '.';
+  m += " (check cost " + std::string(cost) + ")";
+  return {m,
+          "Stop repeating the current approach: state what you have tried and what you will "
+          "do differently."};
+}
+
 nudge_text body(const finding& f) {
   switch (f.detector) {
     case detector_id::exact:
@@ -156,6 +174,8 @@ nudge_text body(const finding& f) {
       return text_body(f);
     case detector_id::limit:
       return {"Safety limit: " + f.detail + ".", "Wrap up: report what is done and what remains."};
+    case detector_id::judge:
+      return judge_body(f);
     case detector_id::global:
       break;  // never found here: loopguardd writes its text (on_swarm_verdict passes it on)
   }

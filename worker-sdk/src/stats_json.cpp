@@ -21,6 +21,9 @@ nlohmann::ordered_json to_json(const manager_stats& s) {
           {"turns", s.turns},
           {"rejected", s.rejected},
           {"terminated", s.terminated},
+          {"judge_checks", s.judge_checks},
+          {"judge_errors", s.judge_errors},
+          {"judge_cost", s.judge_cost},
           {"detections", std::move(detections)}};
 }
 

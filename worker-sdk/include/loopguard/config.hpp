@@ -101,6 +101,20 @@ struct limit_rule {
   double warn_fraction = 0.8;                   // warn once at this fraction of a limit; 1 = never
 };
 
+// When the judge hook (set_judge) is asked, and what its answer must reach (docs/sdk.md, "Judge
+// hook"). Without a judge set nothing is asked.
+struct judge_rule {
+  bool enabled = true;
+  std::uint64_t after_turn = 30;    // first question at this model turn (Gemini CLI: 30)
+  std::uint32_t every_turns = 5;    // then every this many turns; 0 = only on_warn
+  bool on_warn = true;              // also ask when another rule fires (once per turn)
+  double threshold = 0.9;           // probability at or above which the answer is a detection
+  ladder steps{1, 2};               // answers above the threshold in a row
+  std::uint32_t max_events = 20;    // recent events in the digest
+  std::uint32_t max_bytes = 8000;   // their tool names and texts together
+  std::uint32_t event_bytes = 400;  // one event's text, cut at a character boundary
+};
+
 struct escalation_rule {
   std::uint32_t terminate_after = 3;  // the Nth detection of the same loop terminates; 0 = never
   bool reject_at_critical = true;     // a critical repeat call is rejected, not run
@@ -130,6 +144,7 @@ struct manager_config {
   failure_rule test_fix{true, {3, 5}, 80, 10};
   failure_rule bash_cascade{true, {3, 5}, 80, 10};
   limit_rule limit;
+  judge_rule judge;
   escalation_rule escalation;
   std::map<std::string, tool_override, std::less<>> tools;
   nlohmann::json swarm = nlohmann::json::object();  // the swarm rule, read by the daemon side

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include "loopguard/config.hpp"
+#include "loopguard/judge.hpp"
 #include "loopguard/verdict.hpp"
 
 namespace loopguard {
@@ -44,6 +45,10 @@ struct manager_stats {
   // detections[detector][severity]; severity index 1..3 = warn, critical, terminate
   std::array<std::array<std::uint64_t, 4>, kDetectorCount> detections{};
   std::uint64_t rejected = 0, terminated = 0;
+  // The judge hook: questions asked, answers not believed (an exception, a probability outside
+  // 0..1), and the cost the answers reported.
+  std::uint64_t judge_checks = 0, judge_errors = 0;
+  double judge_cost = 0;
 };
 
 // One judged call (docs/protocol.md, "events"): a call together with its result when one came,
@@ -118,6 +123,10 @@ class ExecutionEconomicsManager {
   void reset();
   void set_clock(clock c);
   void set_override(verdict_override f);
+  // The judge hook (docs/sdk.md, "Judge hook"): asked per the `detectors.judge` settings with a
+  // bounded digest of the recent history; an answer at or above the threshold is a `judge`
+  // detection carrying its reason and cost. Kept by reset(). `f` must not call the manager.
+  void set_judge(judge_fn f);
 
   const manager_stats& stats() const;
   const manager_config& config() const;

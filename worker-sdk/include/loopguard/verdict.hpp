@@ -25,6 +25,7 @@ enum class detector_id {
   test_fix,
   bash_cascade,
   limit,
+  judge,   // the caller's judge hook (docs/sdk.md, "Judge hook")
   global,  // keep last: kDetectorCount counts up to it
 };
 // The number of detectors; verdict.cpp checks at compile time that its names table has as many.

@@ -24,6 +24,7 @@ enum class fixed_loop : std::uint64_t {
   wall_time = 201,               // limit: max_wall_seconds
   cost = 202,                    // limit: max_cost
   consecutive_failures = 203,    // limit: max_consecutive_failures
+  judged_stuck = 300,            // judge: the caller's judge says the agent is stuck
 };
 
 constexpr std::uint64_t identity_of(fixed_loop loop) {
@@ -42,6 +43,7 @@ struct finding {
   bool rejectable = false;    // a repeat call: at critical it can be rejected
   bool results_known = true;  // every counted call's outcome was known and compared
   bool hard_stop = false;     // a limit reached: terminate now
+  double cost = 0;            // judge: what the check cost (the caller's unit)
 };
 
 }  // namespace loopguard::sdk

@@ -50,7 +50,7 @@ eval_trace evaluate(const std::string& file, const trace& tr, const file_result&
   eval_trace t;
   t.file = file;
   t.source = source_of(file, tr.meta ? tr.meta->agent : std::string());
-  for (const auto& ev : tr.events) t.tool_calls += ev.kind == event_kind::tool_call ? 1 : 0;
+  for (const auto& ev : tr.events) t.tool_calls += ev.kind == event_kind::tool_call ? 1U : 0U;
   for (const auto& l : r.lines) {
     if (l.det.level >= severity::warn) ++t.detections[std::string(to_string(l.det.detector))];
   }

@@ -197,7 +197,7 @@ eval_report make_report(std::string preset, std::vector<eval_trace> traces,
 
 std::string to_text(const eval_report& r) {
   std::size_t labelled = 0;
-  for (const auto& t : r.traces) labelled += t.label ? 1 : 0;
+  for (const auto& t : r.traces) labelled += t.label ? 1U : 0U;
   std::string out = "loopguard eval: " + std::to_string(labelled) + " labelled recordings (" +
                     std::to_string(r.all.loops) + " loops, " + std::to_string(r.all.healthy) +
                     " healthy), " + std::to_string(r.traces.size() - labelled) +

@@ -171,6 +171,45 @@ static void test_other_events(void) {
   lg_destroy(g);
 }
 
+/* A judge that answers only when a rule fired: stuck, with a reason longer than it may write. */
+static int scripted_judge(void* user, const char* digest, double* probability, double* cost,
+                          char* reason, size_t reason_size) {
+  int* calls = (int*)user;
+  ++*calls;
+  if (strstr(digest, "\"why\":\"warn\"") == NULL) return 1;
+  *probability = 0.97;
+  *cost = 0.25;
+  snprintf(reason, reason_size, "%s", "it reads the same file over and over");
+  return 0;
+}
+
+static void test_judge(void) {
+  char* error = NULL;
+  lg_guard* g = lg_create("{\"detectors\": {\"judge\": {\"after_turn\": 1000}}}", &error);
+  CHECK(g != NULL && error == NULL);
+  int calls = 0;
+  CHECK(lg_set_judge(g, scripted_judge, &calls, &error) == 0 && error == NULL);
+  CHECK(lg_set_judge(NULL, scripted_judge, &calls, &error) == -1 && error != NULL);
+  lg_free(error);
+  error = NULL;
+  char* v = NULL;
+  for (int i = 0; i < 3; ++i) {
+    lg_free(v);
+    v = lg_on_tool_call(g, "read_file", "{\"path\":\"a\"}", NULL, &error);
+    char* r = lg_on_tool_result(g, "read_file", 1, "same", NULL, &error);
+    lg_free(r);
+  }
+  CHECK(calls == 1);
+  CHECK(v != NULL && strstr(v, "\"detector\":\"judge\"") != NULL);
+  CHECK(v != NULL && strstr(v, "it reads the same file over and over") != NULL);
+  lg_free(v);
+  char* stats = lg_stats(g, &error);
+  CHECK(stats != NULL && strstr(stats, "\"judge_checks\":1") != NULL);
+  lg_free(stats);
+  CHECK(lg_set_judge(g, NULL, NULL, &error) == 0);
+  lg_destroy(g);
+}
+
 static void test_bad_connect(void) {
   lg_guard* g = lg_create(NULL, NULL);
   char* error = NULL;
@@ -183,6 +222,7 @@ static void test_bad_connect(void) {
 
 int main(void) {
   test_abi();
+  test_judge();
   test_identical_calls();
   test_bad_config();
   test_null_pointers();

@@ -96,6 +96,35 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(stats["user_messages"], 2)
         self.assertEqual(stats["resumes"], 1)
 
+    def test_judge_hook(self):
+        guard = loopguard.Guard({"detectors": {"judge": {"after_turn": 1000}}})
+        asked = []
+
+        def judge(digest):
+            asked.append(digest)
+            return (0.96, "it reads the same notes again and again", 0.5)
+
+        guard.set_judge(judge)
+        verdicts = []
+        for _ in range(3):
+            verdicts.append(guard.on_tool_call("read_file", {"path": "notes"}))
+            guard.on_tool_result("read_file", True, "the same notes")
+        self.assertEqual(len(asked), 1)
+        self.assertEqual(asked[0]["why"], "warn")
+        self.assertEqual(asked[0]["events"][-1]["tool"], "read_file")
+        judged = [d for d in verdicts[-1].detections if d.detector == "judge"]
+        self.assertEqual(len(judged), 1)
+        self.assertIn("it reads the same notes again and again", judged[0].message)
+        self.assertEqual(guard.stats()["manager"]["judge_cost"], 0.5)
+
+        def broken(_digest):
+            raise RuntimeError("model down")
+
+        guard.set_judge(broken)
+        guard.on_tool_call("read_file", {"path": "notes"})
+        self.assertEqual(guard.stats()["manager"]["judge_errors"], 0)  # no answer is not an error
+        guard.set_judge(None)
+
     def test_any_string_is_accepted(self):
         guard = loopguard.Guard()
         v = guard.on_tool_call("t\udcff\ud800", "not json {", call_id="\udcfe")

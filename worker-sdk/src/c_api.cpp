@@ -97,6 +97,18 @@ char* judge(const char* fn, lg_guard* guard, char** error, Event&& event) noexce
                   }));
 }
 
+// The room a C judge has for its reason, NUL included (the manager keeps at most 500 bytes).
+constexpr std::size_t kReasonBytes = 512;
+
+nlohmann::ordered_json to_json(const judge_digest& d) {
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  for (const auto& e : d.events) {
+    events.push_back(
+        {{"index", e.index}, {"kind", e.kind}, {"tool", e.tool}, {"text", e.text}, {"ok", e.ok}});
+  }
+  return {{"turn", d.turn}, {"why", d.why}, {"warning", d.warning}, {"events", std::move(events)}};
+}
+
 result<manager_config> config_from(const char* text) {
   if (text == nullptr || *text == '\0') return manager_config{};
   const auto doc = json_input::parse(text);
@@ -214,6 +226,30 @@ int lg_flush(lg_guard* guard, char** error) {
   return status_out(run<int>("lg_flush", error, [&]() -> result<int> {
     if (status s = need(guard, "guard"); !s.ok()) return s;
     guard->worker.flush();
+    return 0;
+  }));
+}
+
+int lg_set_judge(lg_guard* guard, lg_judge_fn judge, void* user_data, char** error) {
+  return status_out(run<int>("lg_set_judge", error, [&]() -> result<int> {
+    if (status s = need(guard, "guard"); !s.ok()) return s;
+    if (judge == nullptr) {
+      guard->worker.manager().set_judge(nullptr);
+      return 0;
+    }
+    guard->worker.manager().set_judge(
+        [judge, user_data](const judge_digest& d) -> std::optional<judge_answer> {
+          const std::string digest = to_json(d).dump();
+          judge_answer a;
+          char reason[kReasonBytes] = "";
+          if (judge(user_data, digest.c_str(), &a.probability, &a.cost, reason, sizeof reason) !=
+              0) {
+            return std::nullopt;
+          }
+          reason[sizeof reason - 1] = '\0';  // a judge that wrote past the NUL is cut
+          a.reason = reason;
+          return a;
+        });
     return 0;
   }));
 }

@@ -20,6 +20,8 @@
 #ifndef LOOPGUARD_LOOPGUARD_H
 #define LOOPGUARD_LOOPGUARD_H
 
+#include <stddef.h>
+
 /* The version of this interface. It changes only when a change would break a program built
  * against an older header (a function removed or changed, the verdict JSON changed
  * incompatibly); adding a function or a JSON field keeps it. The shared library's SONAME is
@@ -78,6 +80,16 @@ LG_API char* lg_on_user_message(lg_guard* guard, const char* content, char** err
 /* The run resumes after a pause ("continue"): streaks and loop episodes restart; limits and
  * the swarm's verdicts do not. */
 LG_API char* lg_on_resume(lg_guard* guard, char** error);
+/* A judge (docs/sdk.md, "Judge hook"): called with the digest of the recent history as JSON
+ * ({"turn":N,"why":"cadence"|"warn","warning":[...],"events":[{"index":i,"kind":"...","tool":
+ * "...","text":"...","ok":true},...]}); writes the probability that the agent is stuck (0..1),
+ * what the check cost, and a NUL-terminated reason of at most reason_size bytes (the NUL
+ * included; `reason` holds "" on entry), and returns 0; non-zero means no answer. Called on the
+ * thread of the event call, never concurrently for one guard; it must not call the guard. */
+typedef int (*lg_judge_fn)(void* user_data, const char* digest_json, double* probability,
+                           double* cost, char* reason, size_t reason_size);
+/* Sets the judge (NULL removes it); `user_data` is passed back unchanged. 0, or -1. */
+LG_API int lg_set_judge(lg_guard* guard, lg_judge_fn judge, void* user_data, char** error);
 /* Adds to the run's cost (any unit); a negative or non-finite amount is ignored. */
 LG_API char* lg_add_cost(lg_guard* guard, double amount, char** error);
 /* Sends the calls still waiting for a result to the daemon; for the end of a run. 0, or -1. */

@@ -98,6 +98,13 @@ def _candidates():
     yield ctypes.util.find_library("loopguard") or name
 
 
+# int judge(void* user, const char* digest_json, double* probability, double* cost,
+#           char* reason, size_t reason_size)
+_JUDGE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
+                             ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double),
+                             ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
+
+
 def _declare(lib):
     p, s, i, d = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_double
     err = ctypes.POINTER(ctypes.c_void_p)
@@ -112,6 +119,7 @@ def _declare(lib):
         "lg_on_text_chunk": (p, [p, s, err]),
         "lg_on_user_message": (p, [p, s, err]),
         "lg_on_resume": (p, [p, err]),
+        "lg_set_judge": (i, [p, _JUDGE_FN, p, err]),
         "lg_add_cost": (p, [p, d, err]),
         "lg_flush": (i, [p, err]),
         "lg_connect": (i, [p, s, s, s, s, err]),
@@ -174,6 +182,7 @@ class Guard:
         None for the defaults (the balanced preset)."""
         self._lib = load_library()
         self._lock = threading.Lock()
+        self._judge_cb = None
         if isinstance(config, dict):
             config = json.dumps(config)
         self._handle = self._call(self._lib.lg_create, _text(config))
@@ -232,6 +241,36 @@ class Guard:
     def add_cost(self, amount: float) -> Verdict:
         """Adds to the run's cost (any unit) and checks the limits."""
         return self._judge(self._lib.lg_add_cost, float(amount))
+
+    def set_judge(self, judge) -> None:
+        """The judge hook (docs/sdk.md, "Judge hook"): judge(digest: dict) returns None (no
+        answer) or (probability 0..1, reason, cost). Called from inside the event methods; an
+        exception it raises counts as no answer. None removes the judge."""
+        if judge is None:
+            with self._lock:
+                self._call(self._lib.lg_set_judge, self._live(), _JUDGE_FN(), None)
+                self._judge_cb = None
+            return
+
+        def trampoline(_user, digest, probability, cost, reason, reason_size):
+            try:
+                answer = judge(json.loads(digest.decode("utf-8")))
+                if answer is None:
+                    return 1
+                p, why, spent = answer
+                probability[0] = float(p)
+                cost[0] = float(spent)
+                data = str(why).encode("utf-8", "replace")[: max(0, reason_size - 1)]
+                ctypes.memmove(reason, data, len(data))
+                reason[len(data)] = b"\0"
+                return 0
+            except Exception:  # a failing judge is no answer; the manager counts it
+                return 1
+
+        cb = _JUDGE_FN(trampoline)
+        with self._lock:
+            self._call(self._lib.lg_set_judge, self._live(), cb, None)
+            self._judge_cb = cb  # kept alive as long as the library may call it
 
     def flush(self) -> None:
         """Sends the calls still waiting for a result to the daemon (the end of a run)."""

@@ -53,6 +53,23 @@ class VerdictTest(unittest.TestCase):
             guard.on_tool_result("read", True, "x", call_id=str(i))
         self.assertEqual(actions, [loopguard.ALLOW, loopguard.ALLOW, loopguard.NUDGE])
 
+    def test_observe_mode_allows_and_says_what_would_have_happened(self):
+        actions, rejected = repeat_until_reject(loopguard.Guard({"mode": "observe"}))
+        self.assertIsNone(rejected)  # observe mode rejects nothing
+        self.assertEqual(set(actions), {loopguard.ALLOW})
+        guard = loopguard.Guard({"mode": "observe"})
+        would_have = []
+        for i in range(8):
+            v = guard.on_tool_call("read_file", {"path": "notes.txt"}, call_id="c%d" % i)
+            self.assertTrue(v.allowed)
+            would_have.append(v.would_have)
+            guard.on_tool_result("read_file", True, "the same notes", call_id="c%d" % i)
+        self.assertEqual(would_have[0], loopguard.ALLOW)
+        self.assertIn(loopguard.NUDGE, would_have)
+        self.assertIn(loopguard.REJECT, would_have)
+        self.assertEqual(guard.stats()["manager"]["rejected"], 1)
+        self.assertIsNone(loopguard.Guard().on_text("hi").would_have)
+
     def test_allow_verdict(self):
         v = loopguard.Guard().on_text("Let me read the file first.")
         self.assertTrue(v.allowed)

@@ -59,7 +59,9 @@ LG_API void lg_destroy(lg_guard* guard);
  *   {"action":"nudge","level":"warn","event_index":2,"detections":[{"detector":"exact",
  *    "level":"warn","count":3,"confidence":1,"loop_start":0,"occurrence":1,
  *    "tool":"read_file","message":"...","suggestion":"..."}]}
- * `action` is "allow", "nudge", "reject" or "terminate"; free the string with lg_free(). */
+ * `action` is "allow", "nudge", "reject" or "terminate"; free the string with lg_free(). In
+ * observe mode (the configuration's "mode": "observe") `action` is always "allow" and a last
+ * key "would_have" holds the action enforce mode would have taken. */
 
 /* A tool call, before it runs. `args_json`: the arguments as JSON text (text that is not JSON
  * is fingerprinted as one string); `call_id` may be NULL or "" (no id). */

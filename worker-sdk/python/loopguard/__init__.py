@@ -54,17 +54,21 @@ class Detection:
 
 @dataclass(frozen=True)
 class Verdict:
-    """What to do about one event: action is "allow", "nudge", "reject" or "terminate"."""
+    """What to do about one event: action is "allow", "nudge", "reject" or "terminate".
+
+    In observe mode (the configuration's "mode": "observe") action is always "allow" and
+    would_have is the action enforce mode would have taken; otherwise would_have is None."""
     action: str
     level: str
     event_index: int
     detections: List[Detection] = field(default_factory=list)
+    would_have: Optional[str] = None
 
     @classmethod
     def from_json(cls, text: str) -> "Verdict":
         d = json.loads(text)
         return cls(d["action"], d["level"], d["event_index"],
-                   [Detection.from_dict(x) for x in d["detections"]])
+                   [Detection.from_dict(x) for x in d["detections"]], d.get("would_have"))
 
     @property
     def allowed(self) -> bool:

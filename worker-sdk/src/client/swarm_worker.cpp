@@ -70,6 +70,7 @@ swarm_worker& swarm_worker::operator=(swarm_worker&&) noexcept = default;
 status swarm_worker::connect(client_options options) {
   if (impl_->client) return status::error("connect: this worker is already connected");
   if (status s = validate(options); !s.ok()) return s;
+  options.observe = impl_->manager.config().mode == guard_mode::observe;
   impl_->attach(std::make_unique<daemon_client>(std::move(options)));
   return {};
 }
@@ -77,6 +78,7 @@ status swarm_worker::connect(client_options options) {
 status swarm_worker::connect(client_options options, boost::asio::io_context& io) {
   if (impl_->client) return status::error("connect: this worker is already connected");
   if (status s = validate(options); !s.ok()) return s;
+  options.observe = impl_->manager.config().mode == guard_mode::observe;
   impl_->attach(std::make_unique<daemon_client>(std::move(options), io));
   return {};
 }

@@ -205,8 +205,9 @@ TEST_SUITE("observe mode") {
     ExecutionEconomicsManager enforce, observe(observing());
     CHECK(loopguard::verdict_json(enforce.on_text("hi")) ==
           R"({"action":"allow","level":"none","event_index":0,"detections":[]})");
-    CHECK(loopguard::verdict_json(observe.on_text("hi")) ==
-          R"({"action":"allow","level":"none","event_index":0,"detections":[],"would_have":"allow"})");
+    CHECK(
+        loopguard::verdict_json(observe.on_text("hi")) ==
+        R"({"action":"allow","level":"none","event_index":0,"detections":[],"would_have":"allow"})");
     verdict rejected;
     rejected.action = action::allow;
     rejected.would_have = action::reject;

@@ -21,13 +21,6 @@ using test::run_loopguard;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // The configuration the meta line (the trace's first line) holds, as a file for --config.
 std::string config_file(const test::temp_dir& dir, const std::string& trace) {
   const json meta = json::parse(trace.substr(0, trace.find('\n')));
@@ -38,8 +31,8 @@ std::string config_file(const test::temp_dir& dir, const std::string& trace) {
 
 // `loopguard replay --config <the meta's config> PATH`; its standard output.
 std::string replayed(const test::temp_dir& dir, const std::string& path) {
-  const auto r =
-      run_loopguard(dir.file(""), {"replay", "--config", config_file(dir, read_file(path)), path});
+  const auto r = run_loopguard(
+      dir.file(""), {"replay", "--config", config_file(dir, test::read_bytes(path)), path});
   CHECK_MESSAGE(r.exit == 0, r.err);
   return r.out;
 }
@@ -72,7 +65,7 @@ TEST_SUITE("e2e recording") {
       lgtest::scripted_run<swarm_worker>(w, now).run();
       REQUIRE(w.stop_recording().ok());
 
-      const std::string detections = read_file(dir.file("run.detections.jsonl"));
+      const std::string detections = test::read_bytes(dir.file("run.detections.jsonl"));
       CHECK(detections.find(R"("detector":"limit","severity":"terminate")") != std::string::npos);
       CHECK(replayed(dir, o.path) == detections);
     }
@@ -121,8 +114,8 @@ TEST_SUITE("e2e recording") {
     recorder->on_text("The search keeps failing; I will report it.");
     REQUIRE(recorder->stop_recording().ok());
 
-    const std::string detections = read_file(dir.file("swarm.detections.jsonl"));
-    const std::string trace = read_file(o.path);
+    const std::string detections = test::read_bytes(dir.file("swarm.detections.jsonl"));
+    const std::string trace = test::read_bytes(o.path);
     CHECK(trace.find(R"("worker":"w0","swarm":"rec")") != std::string::npos);
     CHECK(detections.find(R"("detector":"global","severity":"warn")") != std::string::npos);
     CHECK(detections.find(R"("detector":"global","severity":"critical")") != std::string::npos);

@@ -27,13 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // What `loopguard replay` does for a one-worker trace: a fresh manager on the trace's clock, one
 // detection line per detection (tools/cli/replay_trace.cpp, without the swarm).
 std::string replay(const std::string& trace_text, const std::string& name,
@@ -89,8 +82,8 @@ TEST_SUITE("trace recorder") {
       loopguard::test::temp_dir dir;
       const manager_config config = scripted_config(mode);
       const std::string path = record_scripted(dir, config);
-      const std::string trace = read_file(path);
-      const std::string detections = read_file(dir.file("run.detections.jsonl"));
+      const std::string trace = loopguard::test::read_bytes(path);
+      const std::string detections = loopguard::test::read_bytes(dir.file("run.detections.jsonl"));
       CHECK(loopguard::utf8::is_valid(trace));
       CHECK(loopguard::utf8::is_valid(detections));
       CHECK(lines_of(detections) > 10);
@@ -118,9 +111,10 @@ TEST_SUITE("trace recorder") {
 
   TEST_CASE("a rejected call is recorded without a result; an observed one with its result") {
     loopguard::test::temp_dir enforce_dir, observe_dir;
-    const std::string enforced = read_file(record_scripted(enforce_dir, scripted_config()));
-    const std::string observed =
-        read_file(record_scripted(observe_dir, scripted_config(guard_mode::observe)));
+    const std::string enforced =
+        loopguard::test::read_bytes(record_scripted(enforce_dir, scripted_config()));
+    const std::string observed = loopguard::test::read_bytes(
+        record_scripted(observe_dir, scripted_config(guard_mode::observe)));
     const auto results_of = [](const std::string& trace, const char* id) {
       return trace.find(
                  std::string(
@@ -204,7 +198,7 @@ TEST_SUITE("trace recorder") {
     w.on_tool_call("run", json::array({1, 2}));
     w.on_tool_call_json("run", R"({"ok":1.0})");
     REQUIRE(w.stop_recording().ok());
-    const std::string trace = read_file(o.path);
+    const std::string trace = loopguard::test::read_bytes(o.path);
     CHECK(trace.find(R"("tool":"run","args":{},"args_text":"not json {"})") != std::string::npos);
     CHECK(trace.find(R"("tool":"run","args":{},"args_text":"[1,2]"})") != std::string::npos);
     CHECK(trace.find(R"("tool":"run","args":{"ok":1}})") != std::string::npos);

@@ -1,32 +1,14 @@
 #include "replay_line.hpp"
 
-#include <cstdio>
-
 #include "loopguard/canonical_json.hpp"
+#include "loopguard/detection_line.hpp"
 
 namespace loopguard::cli {
 namespace {
 
 // The line's JSON object without its closing brace.
 std::string open_line(const std::string& file, const replay_line& l) {
-  std::string out = "{\"trace\":";
-  append_json_string(out, file);
-  out += ",\"event\":" + std::to_string(l.event) + ",\"worker\":";
-  append_json_string(out, l.worker);
-  out += ",\"swarm\":";
-  append_json_string(out, l.swarm);
-  out += ",\"detector\":";
-  append_json_string(out, to_string(l.det.detector));
-  out += ",\"severity\":";
-  append_json_string(out, to_string(l.det.level));
-  out += ",\"count\":" + std::to_string(l.det.count) + ",\"message\":";
-  append_json_string(out, l.det.message);
-  char conf[32];
-  std::snprintf(conf, sizeof conf, "%.2f", l.det.confidence);
-  out += ",\"confidence\":";
-  out += conf;
-  out += ",\"loop_start\":" + std::to_string(l.det.loop_start);
-  return out;
+  return open_detection_line(file, l.event, l.worker, l.swarm, l.det);
 }
 
 }  // namespace

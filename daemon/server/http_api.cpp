@@ -1,5 +1,9 @@
 #include "server/http_api.hpp"
 
+#include <map>
+#include <set>
+#include <string_view>
+
 #include <nlohmann/json.hpp>
 
 #include "loopguard/hex.hpp"
@@ -64,7 +68,7 @@ json detection_json(const protocol::detection& d) {
   return j;
 }
 
-json worker_json(const std::string& name, const local_detections::worker_view* w) {
+json worker_json(std::string_view name, const local_detections::worker_view* w, bool observing) {
   json counts = json::object(), last = json::array();
   if (w != nullptr) {
     static constexpr const char* kLevels[] = {"warn", "critical", "terminate"};
@@ -77,27 +81,23 @@ json worker_json(const std::string& name, const local_detections::worker_view* w
     for (const auto& d : w->last) last.push_back(detection_json(d));
   }
   return {{"name", name},
+          {"mode", observing ? "observe" : "enforce"},
           {"detections", w != nullptr ? w->total : 0},
           {"detection_counts", std::move(counts)},
           {"last_detections", std::move(last)}};
 }
 
-// Every worker the state knows and every worker that reported a detection, sorted by name.
+// Every worker the state knows, every worker that reported a detection and every worker that
+// observes, sorted by name.
 json workers_json(const std::vector<std::string>& names,
-                  const std::vector<local_detections::worker_view>& reported) {
+                  const std::vector<local_detections::worker_view>& reported,
+                  const std::set<std::string, std::less<>>& observing) {
+  std::map<std::string_view, const local_detections::worker_view*> all;
+  for (const auto& name : names) all.emplace(name, nullptr);
+  for (const auto& name : observing) all.emplace(name, nullptr);
+  for (const auto& w : reported) all[w.name] = &w;
   json out = json::array();
-  std::size_t i = 0, k = 0;
-  while (i < names.size() || k < reported.size()) {
-    const bool take_reported =
-        k < reported.size() && (i == names.size() || reported[k].name <= names[i]);
-    if (take_reported && i < names.size() && reported[k].name == names[i]) ++i;
-    if (take_reported) {
-      out.push_back(worker_json(reported[k].name, &reported[k]));
-      ++k;
-    } else {
-      out.push_back(worker_json(names[i++], nullptr));
-    }
-  }
+  for (const auto& [name, w] : all) out.push_back(worker_json(name, w, observing.contains(name)));
   return out;
 }
 
@@ -110,15 +110,16 @@ http_reply swarm_list(const swarm_service& service) {
 }
 
 http_reply swarm_detail(const std::string& name, const swarm_service& service,
-                        const local_detections* detections) {
+                        const local_detections* detections, const worker_modes* modes) {
   const auto v =
       service.read([&](const shared_economics_state& s) { return s.view(name, kTopFingerprints); });
   if (!v) return json_reply(404, json{{"error", "no such swarm"}});
   json j = summary_json(v->summary);
   j["worker_names"] = v->worker_names;
-  j["workers"] =
-      workers_json(v->worker_names, detections ? detections->of_swarm(name)
-                                               : std::vector<local_detections::worker_view>{});
+  j["workers"] = workers_json(
+      v->worker_names,
+      detections ? detections->of_swarm(name) : std::vector<local_detections::worker_view>{},
+      modes ? modes->observing(name) : std::set<std::string, std::less<>>{});
   j["top"] = top_json(v->top);
   json verdicts = json::array();
   for (const auto& x : v->verdicts) verdicts.push_back(verdict_json(x));
@@ -138,7 +139,7 @@ http_reply swarm_digest(const std::string& name, const swarm_service& service) {
 
 // /api/swarms/{id} or /api/swarms/{id}/digest; `rest` is what follows /api/swarms/.
 http_reply swarm_route(std::string_view rest, const swarm_service& service,
-                       const local_detections* detections) {
+                       const local_detections* detections, const worker_modes* modes) {
   constexpr std::string_view digest_suffix = "/digest";
   const bool digest = rest.size() > digest_suffix.size() && rest.ends_with(digest_suffix);
   if (digest) rest.remove_suffix(digest_suffix.size());
@@ -146,7 +147,7 @@ http_reply swarm_route(std::string_view rest, const swarm_service& service,
   if (!name) return json_reply(400, json{{"error", "bad swarm id"}});
   if (!utf8::is_valid(*name))
     return json_reply(400, json{{"error", "the swarm id is not valid UTF-8"}});
-  return digest ? swarm_digest(*name, service) : swarm_detail(*name, service, detections);
+  return digest ? swarm_digest(*name, service) : swarm_detail(*name, service, detections, modes);
 }
 
 }  // namespace
@@ -156,7 +157,8 @@ http_reply json_error(unsigned status, std::string_view message) {
 }
 
 http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
-                 const daemon_metrics& metrics, const local_detections* detections) {
+                 const daemon_metrics& metrics, const local_detections* detections,
+                 const worker_modes* modes) {
   if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
   if (method != "GET" && method != "HEAD") {
     return {405, "application/json", json_input::dump(json{{"error", "only GET"}}) + "\n"};
@@ -170,7 +172,7 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
   if (target == "/api/swarms") return swarm_list(service);
   constexpr std::string_view prefix = "/api/swarms/";
   if (target.starts_with(prefix) && target.size() > prefix.size()) {
-    return swarm_route(target.substr(prefix.size()), service, detections);
+    return swarm_route(target.substr(prefix.size()), service, detections, modes);
   }
   return {404, "application/json", json_input::dump(json{{"error", "not found"}}) + "\n"};
 }

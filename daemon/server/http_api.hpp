@@ -8,6 +8,7 @@
 #include "service/daemon_metrics.hpp"
 #include "service/local_detections.hpp"
 #include "service/swarm_service.hpp"
+#include "service/worker_modes.hpp"
 
 namespace loopguard::daemon {
 
@@ -20,8 +21,10 @@ struct http_reply {
 // {"error": message} with `status`.
 http_reply json_error(unsigned status, std::string_view message);
 
-// `detections` (when given) adds what the workers reported to GET /api/swarms/{id}.
+// `detections` and `modes` (when given) add what the workers reported and which of them
+// observe to GET /api/swarms/{id}.
 http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
-                 const daemon_metrics& metrics, const local_detections* detections = nullptr);
+                 const daemon_metrics& metrics, const local_detections* detections = nullptr,
+                 const worker_modes* modes = nullptr);
 
 }  // namespace loopguard::daemon

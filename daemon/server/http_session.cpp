@@ -68,7 +68,7 @@ void http_session::upgrade() {
 http_reply http_session::answer(const http::request<http::string_body>& req) {
   try {
     return route(req.method_string(), req.target(), ctx_->service, ctx_->metrics,
-                 &ctx_->detections);
+                 &ctx_->detections, &ctx_->modes);
   } catch (const std::exception& e) {
     spdlog::error("internal error answering {} {}: {}", std::string(req.method_string()),
                   utf8::repair(req.target()), utf8::repair(e.what()));

@@ -18,6 +18,7 @@
 #include "service/daemon_metrics.hpp"
 #include "service/local_detections.hpp"
 #include "service/swarm_service.hpp"
+#include "service/worker_modes.hpp"
 
 namespace loopguard::daemon {
 
@@ -64,6 +65,7 @@ struct server_context {
   daemon_metrics& metrics;
   session_registry registry;
   local_detections detections;  // what workers reported (feature detections)
+  worker_modes modes;           // the workers that observe (feature observe)
   server_limits limits;
   std::string token;  // empty: no token required
   // The protocol features the welcome lists; a feature's behaviour is off unless listed.

@@ -168,6 +168,9 @@ void websocket_session::on_hello(protocol::hello&& m) {
   if (auto refusal = refuse_hello(m)) return fail_with(*refusal, close_code::policy_error);
   id_ = worker_identity{std::move(m.swarm), std::move(m.worker), std::move(m.incarnation)};
   ctx_->registry.add(id_->swarm, this, weak_from_this());
+  if (ctx_->has(protocol::features::observe)) {
+    ctx_->modes.set(id_->swarm, id_->worker, m.observing);
+  }
   protocol::welcome w;
   w.last_ack = ctx_->service.durable_seq(*id_);
   w.max_frame = ctx_->limits.max_frame;

@@ -80,6 +80,9 @@ void parse_hello(object& r, message& out) {
   read_name(r, "worker", m.worker);
   read_name(r, "incarnation", m.incarnation);
   r.identifier("token", m.token, kMaxNameBytes);
+  std::string mode;
+  r.string("mode", mode, kMaxNameBytes);
+  m.observing = mode == features::observe;
   out = std::move(m);
 }
 
@@ -218,6 +221,7 @@ struct to_json_visitor {
            {"worker", m.worker},
            {"incarnation", m.incarnation}};
     if (!m.token.empty()) j["token"] = m.token;
+    if (m.observing) j["mode"] = features::observe;
     return j;
   }
   json operator()(const welcome& m) const {

@@ -1,12 +1,15 @@
 /* A C99 program using the C API (loopguard.h) as any C agent would: compiled as C with gcc,
  * linked with libloopguard.so. Run by ctest (capi.consumer); reports every check that fails
  * (file and line) and exits non-zero if any did. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, rmdir */
+
 #include <loopguard/loopguard.h>
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int failures = 0;
 
@@ -210,6 +213,53 @@ static void test_judge(void) {
   lg_destroy(g);
 }
 
+static void test_record(void) {
+  lg_guard* g = lg_create("{\"mode\": \"observe\"}", NULL);
+  char* error = NULL;
+  char* v = NULL;
+  char path[] = "/tmp/lg-consumer-XXXXXX";
+  char trace[64], detections[64];
+  int i;
+  CHECK(lg_record(NULL, "x.jsonl", NULL, &error) == -1 && error != NULL);
+  lg_free(error);
+  CHECK(lg_record(g, NULL, NULL, &error) == -1);
+  CHECK(error != NULL && strcmp(error, "lg_record: path is NULL") == 0);
+  lg_free(error);
+  if (mkdtemp(path) == NULL) {
+    CHECK(!"mkdtemp");
+    lg_destroy(g);
+    return;
+  }
+  snprintf(trace, sizeof trace, "%s/run.jsonl", path);
+  snprintf(detections, sizeof detections, "%s/run.detections.jsonl", path);
+  CHECK(lg_record(g, trace, NULL, &error) == 0 && error == NULL);
+  for (i = 0; i < 7; ++i) {
+    v = lg_on_tool_call(g, "read_file", "{\"path\": \"a.txt\"}", NULL, &error);
+    CHECK(has_action(v, "allow")); /* observe mode */
+    if (i == 5) CHECK(v != NULL && strstr(v, "\"would_have\":\"reject\"}") != NULL);
+    lg_free(v);
+  }
+  v = lg_stats(g, &error);
+  CHECK(v != NULL && strstr(v, "\"recording\":{\"path\":") != NULL);
+  CHECK(v != NULL && strstr(v, "\"events\":7") != NULL);
+  lg_free(v);
+  CHECK(lg_stop_recording(g, &error) == 0 && error == NULL);
+  CHECK(lg_stop_recording(g, &error) == 0); /* nothing to stop */
+  lg_destroy(g);
+  {
+    FILE* f = fopen(detections, "r");
+    char line[4096];
+    CHECK(f != NULL);
+    if (f != NULL) {
+      CHECK(fgets(line, sizeof line, f) != NULL && strstr(line, "\"detector\":\"exact\"") != NULL);
+      fclose(f);
+    }
+  }
+  remove(trace);
+  remove(detections);
+  rmdir(path);
+}
+
 static void test_bad_connect(void) {
   lg_guard* g = lg_create(NULL, NULL);
   char* error = NULL;
@@ -227,6 +277,7 @@ int main(void) {
   test_bad_config();
   test_null_pointers();
   test_other_events();
+  test_record();
   test_bad_connect();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);

@@ -64,6 +64,25 @@ TEST_SUITE("protocol") {
     CHECK(nlohmann::json::parse(serialize(*v))["level"] == "none");
   }
 
+  TEST_CASE("a hello's mode: observe is read and written back; absent or another value enforce") {
+    CHECK_FALSE(std::get<hello>(*parse(golden("hello"))).observing);
+    const std::string text = golden("hello_observe");
+    const auto observing = parse(text);
+    REQUIRE(observing.has_value());
+    CHECK(std::get<hello>(*observing).observing);
+    CHECK(nlohmann::json::parse(serialize(*observing)) == nlohmann::json::parse(text));
+    auto h = nlohmann::json::parse(text);
+    h["mode"] = "enforce";
+    CHECK_FALSE(std::get<hello>(*parse(h.dump())).observing);
+    h["mode"] = "canary";  // a mode of a later version: this daemon does not know it
+    CHECK_FALSE(std::get<hello>(*parse(h.dump())).observing);
+    h["mode"] = 1;
+    const auto mistyped = parse(h.dump());
+    REQUIRE_FALSE(mistyped.has_value());
+    CHECK(mistyped.error().code() == codes::bad_message);
+    CHECK(mistyped.error().message() == "mode: expected a string of at most 128 bytes, got 1");
+  }
+
   TEST_CASE("a detection's level is warn, critical or terminate; its detector an identifier") {
     auto d = nlohmann::json::parse(golden("detection"));
     d["level"] = "none";

@@ -63,7 +63,7 @@ TEST_SUITE("e2e protocol features") {
       REQUIRE_MESSAGE(d.port() != 0, d.log());
       ws_client c(d.port());
       CHECK(welcome_of(c, "s", "w0")["features"] ==
-            json{"detections", "active_verdicts", "error_seq", "swarm_url"});
+            json{"detections", "active_verdicts", "error_seq", "swarm_url", "observe"});
     }
     {
       daemon_process d(dir.file(""), dir.file("b.db"), {"--protocol-features", "none"});
@@ -255,6 +255,7 @@ TEST_SUITE("e2e protocol features") {
       CHECK(detail["worker_names"] == json{"a", "b"});
       REQUIRE(detail["workers"].size() == 2);
       CHECK(detail["workers"][0] == json{{"name", "a"},
+                                         {"mode", "enforce"},
                                          {"detections", 0},
                                          {"detection_counts", json::object()},
                                          {"last_detections", json::array()}});

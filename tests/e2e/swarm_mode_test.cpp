@@ -28,8 +28,8 @@ std::unique_ptr<daemon_process> swarm_daemon(const test::temp_dir& dir,
 }
 
 std::unique_ptr<swarm_worker> join(unsigned short port, const std::string& swarm,
-                                   const std::string& worker) {
-  auto w = std::make_unique<swarm_worker>();
+                                   const std::string& worker, manager_config config = {}) {
+  auto w = std::make_unique<swarm_worker>(std::move(config));
   client_options o;
   o.url = "ws://127.0.0.1:" + std::to_string(port);
   o.swarm = swarm;
@@ -66,6 +66,25 @@ bool has_global(const verdict& v, severity level) {
 void settle(swarm_worker& w) {
   auto* c = w.client();
   REQUIRE_MESSAGE(c->wait_acknowledged(c->stats().sent, 10s), c->stats().last_error);
+}
+
+manager_config observing() {
+  manager_config c;
+  c.mode = guard_mode::observe;
+  return c;
+}
+
+// The `workers` entry of `worker` in GET /api/swarms/{swarm}; null when it is not listed.
+nlohmann::json api_worker(unsigned short port, const std::string& swarm,
+                          const std::string& worker) {
+  std::string body;
+  REQUIRE(test::http_get(port, "/api/swarms/" + swarm, body) == 200);
+  const auto detail = nlohmann::json::parse(body);
+  for (const auto& x : detail.at("workers")) {
+    if (x.at("name") == worker) return x;
+  }
+  FAIL("no worker " << worker << " in " << body);
+  return nullptr;
 }
 
 }  // namespace
@@ -188,5 +207,71 @@ TEST_SUITE("swarm mode") {
       CHECK(s.last_error.empty());
       CHECK(s.acknowledged == s.sent);
     }
+  }
+
+  TEST_CASE("an observing worker counts for the swarm, is only told, and the API shows it" *
+            doctest::timeout(60)) {
+    test::temp_dir dir;
+    auto d = swarm_daemon(dir);
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    auto observer = join(d->port(), "shadow", "w0", observing());
+    auto enforcer = join(d->port(), "shadow", "w1");
+    CHECK(observer->client()->options().observe);
+    CHECK_FALSE(enforcer->client()->options().observe);
+
+    // Four of the five calls that declare the warning are the observer's: its calls count.
+    for (int i = 0; i < 4; ++i) CHECK(dead_end(*observer).allowed());
+    CHECK(dead_end(*enforcer).allowed());
+    settle(*observer);
+    settle(*enforcer);
+    REQUIRE(enforcer->client()->wait_verdicts(1, 10s));
+    REQUIRE(observer->client()->wait_verdicts(1, 10s));
+    const verdict told = healthy_step(*enforcer, 1);
+    CHECK(told.action == action::nudge);
+    CHECK(has_global(told, severity::warn));
+    const verdict observed = healthy_step(*observer, 1);
+    CHECK(observed.action == action::allow);
+    CHECK(observed.would_have == action::nudge);
+    CHECK(has_global(observed, severity::warn));
+
+    // Three more of the observer's make 8: critical. The enforcing worker's call is rejected;
+    // the observer's runs, and it learns that enforce would have rejected it.
+    for (int i = 0; i < 3; ++i) dead_end(*observer);
+    settle(*observer);
+    REQUIRE(enforcer->client()->wait_verdicts(2, 10s));
+    REQUIRE(observer->client()->wait_verdicts(2, 10s));
+    const verdict rejected = dead_end(*enforcer);
+    CHECK(rejected.action == action::reject);
+    CHECK(has_global(rejected, severity::critical));
+    const verdict would_reject = dead_end(*observer);
+    CHECK(would_reject.action == action::allow);
+    CHECK(would_reject.would_have == action::reject);
+    CHECK(has_global(would_reject, severity::critical));
+
+    CHECK(api_worker(d->port(), "shadow", "w0").at("mode") == "observe");
+    CHECK(api_worker(d->port(), "shadow", "w1").at("mode") == "enforce");
+    // A worker that connects again enforcing is shown so.
+    observer.reset();
+    auto again = join(d->port(), "shadow", "w0");
+    CHECK(api_worker(d->port(), "shadow", "w0").at("mode") == "enforce");
+  }
+
+  TEST_CASE("an observing worker against a daemon without the feature: welcomed, counted" *
+            doctest::timeout(30)) {
+    test::temp_dir dir;
+    auto d = swarm_daemon(dir, {"--protocol-features", "none"});
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    auto observer = join(d->port(), "v1", "w0", observing());
+    auto other = join(d->port(), "v1", "w1");
+    for (int i = 0; i < 4; ++i) dead_end(*observer);
+    dead_end(*other);
+    settle(*observer);
+    settle(*other);
+    REQUIRE(other->client()->wait_verdicts(1, 10s));  // the observer's calls counted
+    const client_stats s = observer->client()->stats();
+    CHECK(s.connects == 1);  // the hello's mode was ignored, not refused
+    CHECK(s.disconnects == 0);
+    CHECK(s.last_error.empty());
+    CHECK(api_worker(d->port(), "v1", "w0").at("mode") == "enforce");  // it cannot know
   }
 }

@@ -6,7 +6,9 @@
 // the detectors fire). One operation repeats the previous one up to 16 times.
 //
 // Contract checked: nothing throws; every detection's message, suggestion and tool is valid
-// UTF-8; a verdict other than allow carries a detection; events() counts every event judged.
+// UTF-8; a verdict other than allow carries a detection; events() counts every event judged; in
+// observe mode (the listed preset when the first byte is 128 or more) every verdict is allow and
+// says what enforce would have done.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -72,8 +74,10 @@ double cost_from(std::uint8_t b) {
   }
 }
 
-void check(const loopguard::verdict& v) {
+void check(const loopguard::verdict& v, bool observe) {
   counters.add(events);
+  LG_FUZZ_CHECK(v.would_have.has_value() == observe, "would_have set in enforce mode or missing");
+  LG_FUZZ_CHECK(!observe || v.action == loopguard::action::allow, "observe mode did not allow");
   if (v.action == loopguard::action::allow && v.detections.empty()) return;
   counters.add(verdicts);
   LG_FUZZ_CHECK(!v.detections.empty(), "a verdict other than allow without a detection");
@@ -94,7 +98,7 @@ void run(std::string_view program, const loopguard::manager_config& config) {
   std::function<void()> last = [] {};
   std::size_t judged = 0;  // events since the last reset
   const auto judge = [&](const loopguard::verdict& v) {
-    check(v);
+    check(v, config.mode == loopguard::guard_mode::observe);
     ++judged;
   };
   constexpr unsigned kOps = 13;
@@ -199,9 +203,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     run(program, *config);
   }
   if (!program.empty() && !kPresetNames.empty()) {
-    const auto name = kPresetNames[static_cast<std::uint8_t>(program[0]) % kPresetNames.size()];
-    const auto config = loopguard::preset(name);
+    const auto first = static_cast<std::uint8_t>(program[0]);
+    const auto name = kPresetNames[first % kPresetNames.size()];
+    auto config = loopguard::preset(name);
     LG_FUZZ_CHECK(config.has_value(), "a listed preset is missing");
+    if (first >= 128) config->mode = loopguard::guard_mode::observe;
     run(program, *config);
   }
   return 0;

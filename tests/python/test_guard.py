@@ -53,6 +53,57 @@ class VerdictTest(unittest.TestCase):
             guard.on_tool_result("read", True, "x", call_id=str(i))
         self.assertEqual(actions, [loopguard.ALLOW, loopguard.ALLOW, loopguard.NUDGE])
 
+    def test_observe_mode_allows_and_says_what_would_have_happened(self):
+        actions, rejected = repeat_until_reject(loopguard.Guard({"mode": "observe"}))
+        self.assertIsNone(rejected)  # observe mode rejects nothing
+        self.assertEqual(set(actions), {loopguard.ALLOW})
+        guard = loopguard.Guard({"mode": "observe"})
+        would_have = []
+        for i in range(8):
+            v = guard.on_tool_call("read_file", {"path": "notes.txt"}, call_id="c%d" % i)
+            self.assertTrue(v.allowed)
+            would_have.append(v.would_have)
+            guard.on_tool_result("read_file", True, "the same notes", call_id="c%d" % i)
+        self.assertEqual(would_have[0], loopguard.ALLOW)
+        self.assertIn(loopguard.NUDGE, would_have)
+        self.assertIn(loopguard.REJECT, would_have)
+        self.assertEqual(guard.stats()["manager"]["rejected"], would_have.count(loopguard.REJECT))
+        self.assertIsNone(loopguard.Guard().on_text("hi").would_have)
+
+    def test_record_a_run(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.jsonl")
+            guard = loopguard.Guard({"mode": "observe"})
+            guard.record(path)
+            with self.assertRaises(loopguard.LoopguardError):
+                guard.record(path)  # one recording at a time
+            guard.on_user_message("Fix the login bug.")
+            repeat_until_reject(guard, limit=7)
+            guard.on_resume()
+            guard.on_text("Done \udcff.")
+            stats = guard.stats()["recording"]
+            self.assertEqual(stats["path"], path)
+            self.assertEqual(stats["events"], 17)
+            guard.stop_recording()
+            self.assertIsNone(guard.stats()["recording"])
+            with open(path, encoding="utf-8") as f:
+                lines = [json.loads(line) for line in f]
+            with open(os.path.join(d, "run.detections.jsonl"), encoding="utf-8") as f:
+                detections = [json.loads(line) for line in f]
+            self.assertEqual(lines[0]["kind"], "meta")
+            self.assertEqual(lines[0]["config"]["mode"], "observe")
+            self.assertEqual([x["kind"] for x in lines[1:3]], ["user", "tool_call"])
+            self.assertEqual(lines[-2]["kind"], "resume")
+            # A lone surrogate is passed on as its 3 bytes, each repaired to U+FFFD.
+            self.assertEqual(lines[-1]["content"], "Done \ufffd\ufffd\ufffd.")
+            self.assertEqual(len(detections), stats["detection_lines"])
+            self.assertTrue(all(x["trace"] == path for x in detections))
+            self.assertIn("exact", {x["detector"] for x in detections})
+        with self.assertRaises(loopguard.LoopguardError) as e:
+            loopguard.Guard().record(os.path.join("/nonexistent-dir", "run.jsonl"))
+        self.assertIn("lg_record: record: cannot open /nonexistent-dir/run.jsonl", str(e.exception))
+
     def test_allow_verdict(self):
         v = loopguard.Guard().on_text("Let me read the file first.")
         self.assertTrue(v.allowed)

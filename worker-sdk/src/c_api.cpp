@@ -142,6 +142,8 @@ result<std::string> stats_of(lg_guard* guard) {
   out["manager"] = to_json(guard->worker.manager().stats());
   const daemon_client* client = guard->worker.client();
   out["client"] = client == nullptr ? nlohmann::ordered_json() : to_json(client->stats());
+  const auto recording = guard->worker.recording();
+  out["recording"] = recording ? to_json(*recording) : nlohmann::ordered_json();
   return json_input::dump(out);
 }
 
@@ -250,6 +252,26 @@ int lg_set_judge(lg_guard* guard, lg_judge_fn judge, void* user_data, char** err
           a.reason = reason;
           return a;
         });
+    return 0;
+  }));
+}
+
+int lg_record(lg_guard* guard, const char* path, const char* detections_path, char** error) {
+  return status_out(run<int>("lg_record", error, [&]() -> result<int> {
+    if (status s = need(guard, "guard"); !s.ok()) return s;
+    if (status s = need(path, "path"); !s.ok()) return s;
+    recording_options o;
+    o.path = path;
+    o.detections_path = optional_text(detections_path);
+    if (status s = guard->worker.record(std::move(o)); !s.ok()) return s;
+    return 0;
+  }));
+}
+
+int lg_stop_recording(lg_guard* guard, char** error) {
+  return status_out(run<int>("lg_stop_recording", error, [&]() -> result<int> {
+    if (status s = need(guard, "guard"); !s.ok()) return s;
+    if (status s = guard->worker.stop_recording(); !s.ok()) return s;
     return 0;
   }));
 }

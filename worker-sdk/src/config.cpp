@@ -291,6 +291,9 @@ result<manager_config> parse_config(const json& doc) {
   r.one_of("preset", name, preset_names());
   if (!r.ok()) return r.first_error();
   manager_config c = *preset(name);
+  r.one_of("mode", c.mode,
+           {choice<guard_mode>{"enforce", guard_mode::enforce},
+            choice<guard_mode>{"observe", guard_mode::observe}});
   read_fingerprint(r.at("fingerprint"), c.fingerprint);
   read_detectors(r.at("detectors"), c);
   read_escalation(r.at("escalation"), c.escalation);
@@ -305,6 +308,7 @@ json to_json(const manager_config& c) {
   const auto& f = c.fingerprint;
   const auto& e = c.escalation;
   return {{"preset", c.preset},
+          {"mode", c.mode == guard_mode::observe ? "observe" : "enforce"},
           {"fingerprint",
            {{"primary_keys", f.primary_keys},
             {"volatile_keys", f.volatile_keys},

@@ -274,11 +274,13 @@ struct ExecutionEconomicsManager::impl : run_state {
     }
   }
 
-  // Every verdict leaves through here: the override, then the counts of what is returned.
+  // Every verdict leaves through here: the override, then the counts of what is returned (in
+  // observe mode: of what would have been), then observe mode turns every action into allow.
   verdict finish(verdict v) {
     if (override_fn) v = override_fn(std::move(v));
     if (v.action == action::reject) ++stats.rejected;
     if (v.action == action::terminate) ++stats.terminated;
+    if (config.mode == guard_mode::observe) v.would_have = std::exchange(v.action, action::allow);
     return v;
   }
 

@@ -27,6 +27,14 @@ nlohmann::ordered_json to_json(const manager_stats& s) {
           {"detections", std::move(detections)}};
 }
 
+nlohmann::ordered_json to_json(const recording_stats& s) {
+  return {{"path", s.path},
+          {"detections_path", s.detections_path},
+          {"events", s.events},
+          {"detection_lines", s.detection_lines},
+          {"error", s.error}};
+}
+
 nlohmann::ordered_json to_json(const client_stats& s) {
   return {{"sent", s.sent},
           {"acknowledged", s.acknowledged},

@@ -5,6 +5,7 @@
 
 #include "loopguard/daemon_client.hpp"
 #include "loopguard/execution_economics_manager.hpp"
+#include "loopguard/swarm_worker.hpp"
 
 namespace loopguard {
 
@@ -13,5 +14,7 @@ namespace loopguard {
 nlohmann::ordered_json to_json(const manager_stats& s);
 // Every field of client_stats.
 nlohmann::ordered_json to_json(const client_stats& s);
+// Every field of recording_stats.
+nlohmann::ordered_json to_json(const recording_stats& s);
 
 }  // namespace loopguard

@@ -69,7 +69,12 @@ void append_verdict_json(std::string& out, const verdict& v) {
     if (i > 0) out += ',';
     append_detection_json(out, v.detections[i]);
   }
-  out += "]}";
+  out += ']';
+  if (v.would_have) {
+    out += ",\"would_have\":";
+    append_json_string(out, to_string(*v.would_have));
+  }
+  out += '}';
 }
 
 std::string verdict_json(const verdict& v) {

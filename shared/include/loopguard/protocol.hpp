@@ -60,6 +60,11 @@ inline constexpr std::string_view active_verdicts = "active_verdicts";
 inline constexpr std::string_view error_seq = "error_seq";
 // The daemon routes and checks `/ws?swarm=S` (a hello of another swarm is refused).
 inline constexpr std::string_view swarm_url = "swarm_url";
+// The daemon reads the hello's `mode` and shows an observing worker as such in its API. A hello
+// comes before the welcome, so this one field cannot wait for the feature: a worker sends it
+// whatever the daemon lists, and a daemon without the feature ignores it (as every daemon
+// ignores a field it does not know).
+inline constexpr std::string_view observe = "observe";
 }  // namespace features
 
 // worker -> daemon, first message. `incarnation`: random id chosen when the worker process
@@ -67,6 +72,9 @@ inline constexpr std::string_view swarm_url = "swarm_url";
 struct hello {
   int version = kVersion;
   std::string swarm, worker, incarnation, token;
+  // `mode`: "observe" when the worker's manager only observes (feature observe); absent, or
+  // any other value, is enforce.
+  bool observing = false;
 };
 
 // daemon -> worker. `last_ack`: the highest sequence number of this incarnation that is

@@ -129,9 +129,15 @@ struct tool_override {
   std::optional<ladder> exact, structural, similar_args;
 };
 
+// What the verdicts do (docs/configuration.md, "mode"). observe (shadow mode): every verdict
+// the manager returns is allow, carrying in `would_have` the action enforce would have taken,
+// so a preset can be sized on live traffic before it is enforced.
+enum class guard_mode { enforce, observe };
+
 // A default-constructed manager_config is the balanced preset.
 struct manager_config {
   std::string preset = "balanced";
+  guard_mode mode = guard_mode::enforce;  // not part of any preset
   fingerprint_options fingerprint;
   repeat_rule exact{true, {3, 6}, count_mode::both, 10, 30, false};
   repeat_rule structural{true, {4, 7}, count_mode::both, 10, 0, false};

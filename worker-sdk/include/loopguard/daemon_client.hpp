@@ -39,6 +39,9 @@ struct client_options {
   std::chrono::milliseconds backoff_min{100}, backoff_max{5000};
   std::chrono::milliseconds heartbeat{10000};  // an empty batch when nothing was sent for this long
   bool report_detections = true;  // send local detections when the daemon lists `detections`
+  // The hello says "mode": "observe" (the worker's manager only observes; feature observe).
+  // swarm_worker::connect sets it from the manager's configuration.
+  bool observe = false;
 };
 
 // Options from the environment over `base`: LOOPGUARD_DAEMON (url), LOOPGUARD_TOKEN,

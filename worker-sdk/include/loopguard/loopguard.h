@@ -61,7 +61,9 @@ LG_API void lg_destroy(lg_guard* guard);
  *   {"action":"nudge","level":"warn","event_index":2,"detections":[{"detector":"exact",
  *    "level":"warn","count":3,"confidence":1,"loop_start":0,"occurrence":1,
  *    "tool":"read_file","message":"...","suggestion":"..."}]}
- * `action` is "allow", "nudge", "reject" or "terminate"; free the string with lg_free(). */
+ * `action` is "allow", "nudge", "reject" or "terminate"; free the string with lg_free(). In
+ * observe mode (the configuration's "mode": "observe") `action` is always "allow" and a last
+ * key "would_have" holds the action enforce mode would have taken. */
 
 /* A tool call, before it runs. `args_json`: the arguments as JSON text (text that is not JSON
  * is fingerprinted as one string); `call_id` may be NULL or "" (no id). */
@@ -92,6 +94,17 @@ typedef int (*lg_judge_fn)(void* user_data, const char* digest_json, double* pro
 LG_API int lg_set_judge(lg_guard* guard, lg_judge_fn judge, void* user_data, char** error);
 /* Adds to the run's cost (any unit); a negative or non-finite amount is ignored. */
 LG_API char* lg_add_cost(lg_guard* guard, double amount, char** error);
+/* Records the run (docs/sdk.md, "Recording a run"): every event and verdict from now on, each
+ * written and flushed as it happens, the events to `path` (JSON Lines, docs/trace-format.md),
+ * the detection lines to `detections_path` (NULL or "": `path` with ".jsonl" replaced by
+ * ".detections.jsonl"). `loopguard replay` of the trace prints those lines again. Must come
+ * before the first event (after lg_connect, the trace names the connection's swarm and worker).
+ * 0, or -1: a file cannot be opened, a recording is running, events were judged already. */
+LG_API int lg_record(lg_guard* guard, const char* path, const char* detections_path,
+                     char** error);
+/* Ends the recording and closes its files: 0, or -1 with the write error that stopped it.
+ * lg_destroy() ends it too. */
+LG_API int lg_stop_recording(lg_guard* guard, char** error);
 /* Sends the calls still waiting for a result to the daemon; for the end of a run. 0, or -1. */
 LG_API int lg_flush(lg_guard* guard, char** error);
 

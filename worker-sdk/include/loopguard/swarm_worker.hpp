@@ -6,10 +6,15 @@
 //  - verdicts the daemon pushed are handed to the manager before each event, so the next
 //    verdict carries a global nudge, and a call matching a critical global fingerprint is
 //    rejected as local rules reject.
-// Without connect() it is the manager alone. Thread-compatible, as the manager.
+// Without connect() it is the manager alone. record() also writes the run as a recording
+// (docs/sdk.md, "Recording a run"). Thread-compatible, as the manager.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -18,6 +23,24 @@
 #include "loopguard/execution_economics_manager.hpp"
 
 namespace loopguard {
+
+// Where and how swarm_worker::record() writes a run (docs/sdk.md, "Recording a run").
+struct recording_options {
+  std::string path;             // the trace, JSON Lines (docs/trace-format.md); created or emptied
+  std::string detections_path;  // empty: default_detections_path(path) (run.detections.jsonl)
+  std::string name;             // the meta line's name; empty: none
+  std::string worker, swarm;    // empty: the connection's (after connect()), else w0 / default
+  // Each event's `t`, in seconds: give the manager's clock (set_clock) when its wall-time limit
+  // is on, so that replay reproduces it. None: seconds since record() (a steady clock).
+  std::function<double()> clock;
+};
+
+struct recording_stats {
+  std::string path, detections_path;
+  std::size_t events = 0;           // trace events written (the meta line not counted)
+  std::size_t detection_lines = 0;  // detection lines written
+  std::string error;                // the write that failed and stopped the recording; empty: none
+};
 
 class swarm_worker {
  public:
@@ -45,6 +68,15 @@ class swarm_worker {
   verdict add_cost(double amount);
   // Sends the calls still waiting for a result (without one). For the end of a run.
   void flush();
+
+  // Records the run from now on: every event and verdict, written and flushed as it happens.
+  // Must come before the first event (a recording is a whole run) and at most once at a time.
+  // An error names the file (`record: cannot open runs/a.jsonl: No such file or directory`).
+  status record(recording_options options);
+  // Ends the recording and closes its files; the first error it met. Without one: nothing.
+  status stop_recording();
+  // What the recording wrote so far; nullopt when none is running.
+  std::optional<recording_stats> recording() const;
 
   ExecutionEconomicsManager& manager();
   const ExecutionEconomicsManager& manager() const;

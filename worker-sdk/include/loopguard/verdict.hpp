@@ -62,6 +62,9 @@ struct verdict {
   loopguard::severity level = severity::none;
   std::size_t event_index = 0;        // the manager's index of the event judged
   std::vector<detection> detections;  // every rule that fired; [strongest] first
+  // Observe mode (manager_config::mode) only: the action enforce mode would have returned
+  // (allow included); `action` is then always allow. Absent in enforce mode.
+  std::optional<loopguard::action> would_have;
 
   bool allowed() const { return action == action::allow; }
   // The strongest detection (the one the verdict follows); only when detections is not empty.

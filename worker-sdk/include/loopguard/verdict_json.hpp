@@ -3,7 +3,8 @@
 //   {"action":"nudge","level":"warn","event_index":2,"detections":[{"detector":"exact",
 //    "level":"warn","count":3,"confidence":1,"loop_start":0,"occurrence":1,"tool":"read_file",
 //    "message":"...","suggestion":"..."}]}
-// Compact, keys in this order, every detection of the verdict (strongest first). The names are
+// Compact, keys in this order, every detection of the verdict (strongest first), then
+// "would_have" (observe mode only: the action enforce would have taken). The names are
 // those of verdict.hpp (`to_string` of action, severity and detector_id). Always valid UTF-8:
 // strings are written with the canonical JSON escaping and repaired (canonical_json.hpp).
 #pragma once

@@ -54,17 +54,21 @@ class Detection:
 
 @dataclass(frozen=True)
 class Verdict:
-    """What to do about one event: action is "allow", "nudge", "reject" or "terminate"."""
+    """What to do about one event: action is "allow", "nudge", "reject" or "terminate".
+
+    In observe mode (the configuration's "mode": "observe") action is always "allow" and
+    would_have is the action enforce mode would have taken; otherwise would_have is None."""
     action: str
     level: str
     event_index: int
     detections: List[Detection] = field(default_factory=list)
+    would_have: Optional[str] = None
 
     @classmethod
     def from_json(cls, text: str) -> "Verdict":
         d = json.loads(text)
         return cls(d["action"], d["level"], d["event_index"],
-                   [Detection.from_dict(x) for x in d["detections"]])
+                   [Detection.from_dict(x) for x in d["detections"]], d.get("would_have"))
 
     @property
     def allowed(self) -> bool:
@@ -122,6 +126,8 @@ def _declare(lib):
         "lg_set_judge": (i, [p, _JUDGE_FN, p, err]),
         "lg_add_cost": (p, [p, d, err]),
         "lg_flush": (i, [p, err]),
+        "lg_record": (i, [p, s, s, err]),
+        "lg_stop_recording": (i, [p, err]),
         "lg_connect": (i, [p, s, s, s, s, err]),
         "lg_connect_env": (i, [p, s, s, s, s, err]),
         "lg_wait_acknowledged": (i, [p, i, err]),
@@ -277,6 +283,20 @@ class Guard:
         with self._lock:
             self._call(self._lib.lg_flush, self._live())
 
+    def record(self, path: str, detections_path: Optional[str] = None) -> None:
+        """Records the run from now on (before the first event): the events to path, in the
+        trace format, and the detection lines the agent was given to detections_path (None:
+        path with ".jsonl" replaced by ".detections.jsonl"). `loopguard replay` of the trace
+        prints those lines again (docs/sdk.md, "Recording a run")."""
+        with self._lock:
+            self._call(self._lib.lg_record, self._live(), _text(path), _text(detections_path))
+
+    def stop_recording(self) -> None:
+        """Ends the recording and closes its files; raises the write error that stopped it,
+        if one did. close() ends it too."""
+        with self._lock:
+            self._call(self._lib.lg_stop_recording, self._live())
+
     def connect(self, url: Optional[str] = None, swarm: Optional[str] = None,
                 worker: Optional[str] = None, token: Optional[str] = None,
                 from_env: bool = True) -> None:
@@ -295,7 +315,8 @@ class Guard:
                               max(0, int(timeout * 1000))) == 1
 
     def stats(self) -> dict:
-        """{"manager": {...}, "client": {...} or None} (docs/sdk.md, "C API")."""
+        """{"manager": {...}, "client": {...} or None, "recording": {...} or None}
+        (docs/sdk.md, "C API")."""
         with self._lock:
             return json.loads(_take(self._lib, self._call(self._lib.lg_stats, self._live())))
 

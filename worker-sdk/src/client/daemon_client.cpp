@@ -279,6 +279,7 @@ void daemon_client::impl::on_handshake(const std::shared_ptr<connection>& c, bea
   h.worker = options.worker;
   h.incarnation = options.incarnation;
   h.token = options.token;
+  h.observing = options.observe;
   read(c);
   write(protocol::serialize(h), false);
 }

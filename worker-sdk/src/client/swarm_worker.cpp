@@ -3,7 +3,9 @@
 
 #include <chrono>
 
+#include "client/recording.hpp"
 #include "loopguard/protocol.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard {
 namespace {
@@ -57,8 +59,23 @@ struct swarm_worker::impl {
     });
   }
 
+  // The recording's worker and swarm: given, else the connection's, else the format's defaults.
+  result<std::pair<std::string, std::string>> recording_names(const recording_options& o) const {
+    std::string worker = o.worker, swarm = o.swarm;
+    if (worker.empty()) worker = client ? client->options().worker : "w0";
+    if (swarm.empty()) swarm = client ? client->options().swarm : "default";
+    for (const auto& [key, value] : {std::pair{"worker", &worker}, {"swarm", &swarm}}) {
+      if (!utf8::is_identifier(*value) || value->size() > protocol::kMaxNameBytes) {
+        return status::error(std::string("record: ") + key +
+                             ": expected valid UTF-8 without U+FFFD, at most 128 bytes");
+      }
+    }
+    return std::pair{std::move(worker), std::move(swarm)};
+  }
+
   ExecutionEconomicsManager manager;
   std::unique_ptr<daemon_client> client;
+  std::unique_ptr<client::recording> rec;  // while recording
 };
 
 swarm_worker::swarm_worker(manager_config config)
@@ -70,6 +87,7 @@ swarm_worker& swarm_worker::operator=(swarm_worker&&) noexcept = default;
 status swarm_worker::connect(client_options options) {
   if (impl_->client) return status::error("connect: this worker is already connected");
   if (status s = validate(options); !s.ok()) return s;
+  options.observe = impl_->manager.config().mode == guard_mode::observe;
   impl_->attach(std::make_unique<daemon_client>(std::move(options)));
   return {};
 }
@@ -77,6 +95,7 @@ status swarm_worker::connect(client_options options) {
 status swarm_worker::connect(client_options options, boost::asio::io_context& io) {
   if (impl_->client) return status::error("connect: this worker is already connected");
   if (status s = validate(options); !s.ok()) return s;
+  options.observe = impl_->manager.config().mode == guard_mode::observe;
   impl_->attach(std::make_unique<daemon_client>(std::move(options), io));
   return {};
 }
@@ -84,48 +103,92 @@ status swarm_worker::connect(client_options options, boost::asio::io_context& io
 verdict swarm_worker::on_tool_call(std::string_view tool, const nlohmann::json& args,
                                    std::string_view call_id) {
   impl_->before();
-  return impl_->after(impl_->manager.on_tool_call(tool, args, call_id));
+  verdict v = impl_->after(impl_->manager.on_tool_call(tool, args, call_id));
+  if (impl_->rec) impl_->rec->tool_call(tool, args, call_id, v);
+  return v;
 }
 
 verdict swarm_worker::on_tool_call_json(std::string_view tool, std::string_view args_json,
                                         std::string_view call_id) {
   impl_->before();
-  return impl_->after(impl_->manager.on_tool_call_json(tool, args_json, call_id));
+  verdict v = impl_->after(impl_->manager.on_tool_call_json(tool, args_json, call_id));
+  if (impl_->rec) impl_->rec->tool_call_json(tool, args_json, call_id, v);
+  return v;
 }
 
 verdict swarm_worker::on_tool_result(std::string_view tool, bool ok, std::string_view output,
                                      std::string_view call_id) {
   impl_->before();
-  return impl_->after(impl_->manager.on_tool_result(tool, ok, output, call_id));
+  verdict v = impl_->after(impl_->manager.on_tool_result(tool, ok, output, call_id));
+  if (impl_->rec) impl_->rec->tool_result(tool, ok, output, call_id, v);
+  return v;
 }
 
 verdict swarm_worker::on_text(std::string_view content) {
   impl_->before();
-  return impl_->after(impl_->manager.on_text(content));
+  verdict v = impl_->after(impl_->manager.on_text(content));
+  if (impl_->rec) impl_->rec->text(content, v);
+  return v;
 }
 
 verdict swarm_worker::on_text_chunk(std::string_view chunk) {
   impl_->before();
-  return impl_->after(impl_->manager.on_text_chunk(chunk));
+  verdict v = impl_->after(impl_->manager.on_text_chunk(chunk));
+  if (impl_->rec) impl_->rec->chunk(chunk, v);
+  return v;
 }
 
 verdict swarm_worker::on_user_message(std::string_view content) {
   impl_->before();
-  return impl_->after(impl_->manager.on_user_message(content));
+  verdict v = impl_->after(impl_->manager.on_user_message(content));
+  if (impl_->rec) impl_->rec->user_message(content, v);
+  return v;
 }
 
 verdict swarm_worker::on_resume() {
   impl_->before();
-  return impl_->after(impl_->manager.on_resume());
+  verdict v = impl_->after(impl_->manager.on_resume());
+  if (impl_->rec) impl_->rec->resume(v);
+  return v;
 }
 
 verdict swarm_worker::add_cost(double amount) {
   impl_->before();
-  return impl_->after(impl_->manager.add_cost(amount));
+  verdict v = impl_->after(impl_->manager.add_cost(amount));
+  if (impl_->rec) impl_->rec->cost(v);
+  return v;
 }
 
 void swarm_worker::flush() {
   impl_->manager.flush_calls();
+}
+
+status swarm_worker::record(recording_options options) {
+  if (impl_->rec) return status::error("record: this worker is already recording");
+  if (const std::size_t n = impl_->manager.events(); n != 0) {
+    return status::error("record: a recording starts before the run's first event; " +
+                         std::to_string(n) + " events were judged already");
+  }
+  if (options.path.empty()) return status::error("record: path: expected a file name, got nothing");
+  auto names = impl_->recording_names(options);
+  if (!names) return names.error();
+  auto rec = client::recording::open(options, impl_->manager.config(), std::move(names->first),
+                                     std::move(names->second));
+  if (!rec) return rec.error();
+  impl_->rec = std::move(*rec);
+  return {};
+}
+
+status swarm_worker::stop_recording() {
+  if (!impl_->rec) return {};
+  status s = impl_->rec->close();
+  impl_->rec.reset();
+  return s;
+}
+
+std::optional<recording_stats> swarm_worker::recording() const {
+  if (!impl_->rec) return std::nullopt;
+  return impl_->rec->stats();
 }
 
 ExecutionEconomicsManager& swarm_worker::manager() {

@@ -37,7 +37,7 @@ manager_config conservative() {
   c.exact.steps = {5, 10};
   c.structural.steps = {6, 12};
   c.cycle.steps = {4, 6};
-  c.similar_args.steps = {4, 8};
+  c.similar_args.steps = {5, 10};
   c.similar_args.threshold = 90;
   c.result.steps = {4, 8};
   c.output_similarity.threshold = 95;
@@ -57,7 +57,7 @@ manager_config aggressive() {
   c.exact.steps = {2, 4};
   c.structural.steps = {3, 5};
   c.cycle.steps = {2, 3};
-  c.similar_args.steps = {2, 4};
+  c.similar_args.steps = {3, 5};
   c.similar_args.threshold = 80;
   c.result.steps = {2, 4};
   c.output_similarity.threshold = 85;

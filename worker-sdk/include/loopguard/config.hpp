@@ -142,7 +142,7 @@ struct manager_config {
   repeat_rule exact{true, {3, 6}, count_mode::both, 10, 30, false};
   repeat_rule structural{true, {4, 7}, count_mode::both, 10, 0, false};
   cycle_rule cycle;
-  similar_args_rule similar_args;
+  similar_args_rule similar_args{true, {4, 7}, 85, 10, 80};
   result_rule result{true, {3, 6}, 10, 2, false, 80};
   output_similarity_rule output_similarity;
   content_rule content;

@@ -263,6 +263,228 @@ TEST_SUITE("preset.gemini-cli") {
     m.on_tool_call_json("testTool", "{}");
     CHECK(m.on_text_chunk("Fresh content.").allowed());
   }
+
+  // The same file at 5411f11 (after #28429: tool-call cycles of 1 to 5 calls, five repetitions).
+  TEST_CASE("should not detect a loop for fewer than TOOL_CALL_LOOP_THRESHOLD identical calls") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    for (int i = 0; i < 4; ++i)
+      CHECK(m.on_tool_call_json("testTool", R"({"param":"value"})").allowed());
+  }
+  TEST_CASE("should detect a loop on subsequent identical calls") {
+    // Upstream the detection is sticky until the caller clears it; the caller (client.ts) then
+    // counts the next one as strike 2, which is what the 6th call is here.
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    for (int i = 0; i < 5; ++i) m.on_tool_call_json("testTool", R"({"param":"value"})");
+    CHECK(fired(m.on_tool_call_json("testTool", R"({"param":"value"})"), detector_id::exact));
+  }
+  TEST_CASE("should detect an alternating tool call loop (cycle of length 2)") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    int first = -1;
+    for (int i = 0; i < 15 && first < 0; ++i) {
+      const verdict v =
+          m.on_tool_call_json("read_file", i % 2 == 0 ? R"({"file_path":"loop_a.txt"})"
+                                                      : R"({"file_path":"loop_b.txt"})");
+      if (fired(v, detector_id::cycle)) first = i;
+    }
+    CHECK(first == 9);  // five repetitions of the two calls: the 10th call
+  }
+  TEST_CASE("should detect a cyclic tool call loop of length 3") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    const char* seq[] = {R"({"file_path":"loop_a.txt"})", R"({"file_path":"loop_b.txt"})",
+                         R"({"file_path":"loop_c.txt"})"};
+    int first = -1;
+    for (int i = 0; i < 20 && first < 0; ++i) {
+      if (fired(m.on_tool_call_json("read_file", seq[i % 3]), detector_id::cycle)) first = i;
+    }
+    CHECK(first == 14);
+  }
+  TEST_CASE("should detect a cyclic tool call loop of length 5") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    int first = -1;
+    for (int i = 0; i < 30 && first < 0; ++i) {
+      const verdict v = m.on_tool_call_json("t", R"({"id":)" + std::to_string(i % 5 + 1) + "}");
+      if (fired(v, detector_id::cycle)) first = i;
+    }
+    CHECK(first == 24);
+  }
+  TEST_CASE("should not detect loops for non-looping alternating sequences that vary") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    const char* a = R"({"file_path":"loop_a.txt"})";
+    const char* b = R"({"file_path":"loop_b.txt"})";
+    for (int i = 0; i < 4; ++i) CHECK(m.on_tool_call_json("read_file", i % 2 ? b : a).allowed());
+    CHECK(m.on_tool_call_json("read_file", R"({"file_path":"loop_c.txt"})").allowed());
+    for (int i = 0; i < 4; ++i) CHECK(m.on_tool_call_json("read_file", i % 2 ? b : a).allowed());
+  }
+  TEST_CASE("should not detect a loop for random content") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    const std::string alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    std::uint64_t x = 88172645463325252ULL;  // xorshift: the same "random" text every run
+    for (int i = 0; i < 1000; ++i) {
+      std::string s;
+      for (int j = 0; j < 10; ++j) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        s += alphabet[x % alphabet.size()];
+      }
+      REQUIRE(m.on_text_chunk(s).allowed());
+    }
+  }
+  TEST_CASE("should not detect a loop if repetitions are very far apart") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    std::string filler;
+    std::uint64_t x = 2463534242ULL;
+    for (int j = 0; j < 2000; ++j) {
+      x ^= x << 13;
+      x ^= x >> 7;
+      x ^= x << 17;
+      filler += static_cast<char>('a' + x % 26);
+    }
+    for (int i = 0; i < 10; ++i) {
+      CHECK(m.on_text_chunk(r50).allowed());
+      CHECK(m.on_text_chunk(filler).allowed());
+    }
+  }
+  // The repeating passages of the upstream tests, each streamed until a detection (at most the
+  // number of events upstream allows).
+  TEST_CASE("content loops upstream expects to be found") {
+    std::string s150;
+    while (s150.size() < 150) s150 += "This is a unique sentence, id=1. ";
+    s150.resize(150);
+    const struct {
+      const char* name;
+      std::string text;
+      int events;
+    } cases[] = {
+        {"should detect a loop with longer repeating patterns (e.g. ~150 chars)", s150, 30},
+        {"should detect the specific user-provided loop example",
+         "I will not output any text.\n  I will just end the turn.\n  I am done.\n  I will not "
+         "do anything else.\n  I will wait for the user's next command.\n",
+         30},
+        {"should detect the second specific user-provided loop example",
+         "I have added all the requested logs and verified the test file. I will now mark the "
+         "task as complete.\n  ",
+         30},
+        {"should detect a loop of alternating short phrases", "Thinking... Done. ", 100},
+        {"should detect a loop of repeated complex thought processes",
+         "I need to check the file. The file does not exist. I will create the file. ", 30},
+    };
+    for (const auto& c : cases) {
+      CAPTURE(c.name);
+      ExecutionEconomicsManager m(preset("gemini-cli"));
+      bool found = false;
+      for (int i = 0; i < c.events && !found; ++i) {
+        found = fired(m.on_text_chunk(c.text), detector_id::content);
+      }
+      CHECK(found);
+    }
+  }
+  TEST_CASE("should not detect a loop when repetitive content is inside a code block") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    CHECK(m.on_text_chunk("```\n").allowed());
+    for (int i = 0; i < 10; ++i) CHECK(m.on_text_chunk(r50).allowed());
+    CHECK(m.on_text_chunk("\n```").allowed());
+  }
+  TEST_CASE("should not detect loops when content transitions into a code block") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    for (int i = 0; i < 8; ++i) m.on_text_chunk(r50);
+    CHECK(m.on_text_chunk("```javascript\n").allowed());
+    for (int i = 0; i < 10; ++i) CHECK(m.on_text_chunk(r50).allowed());
+  }
+  TEST_CASE("should skip loop detection when already inside a code block") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    CHECK(m.on_text_chunk("Here is some code:\n```\n").allowed());
+    for (int i = 0; i < 15; ++i) CHECK(m.on_text_chunk(r50).allowed());
+  }
+  TEST_CASE("should correctly track inCodeBlock state with multiple fence transitions") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    CHECK(m.on_text_chunk("Normal text ").allowed());
+    CHECK(m.on_text_chunk("```\n").allowed());
+    for (int i = 0; i < 5; ++i) CHECK(m.on_text_chunk(r50).allowed());
+    CHECK(m.on_text_chunk("```\n").allowed());
+    CHECK(m.on_text_chunk("```python\n").allowed());
+  }
+  TEST_CASE("should handle content with multiple code blocks and no loops") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    CHECK(m.on_text_chunk("```\ncode1\n```").allowed());
+    CHECK(m.on_text_chunk("\nsome text\n").allowed());
+    CHECK(m.on_text_chunk("```\ncode2\n```").allowed());
+  }
+  TEST_CASE("should handle content with mixed code blocks and looping text") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    m.on_text_chunk("```");
+    m.on_text_chunk("\ncode1\n");
+    m.on_text_chunk("```");
+    for (int i = 0; i < 9; ++i) CHECK(m.on_text_chunk(r50).allowed());
+    CHECK(fired(m.on_text_chunk(r50), detector_id::content));
+  }
+  TEST_CASE("should not detect a loop for a long code block with some repeating tokens") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    CHECK(m.on_text_chunk("```\n").allowed());
+    for (int i = 0; i < 20; ++i)
+      CHECK(m.on_text_chunk("for (let i = 0; i < 10; i++) { console.log(i); }").allowed());
+    CHECK(m.on_text_chunk("\n```").allowed());
+  }
+  // Each element upstream resets the tracking on: nine copies, the element, then nine copies of
+  // another passage (upstream's "various ... formats" cases, and the single-element cases).
+  TEST_CASE("should reset tracking for various list item, table, heading and quote formats") {
+    const char* elements[] = {"* Bullet item",
+                              "- Dash item",
+                              "+ Plus item",
+                              "1. Numbered item",
+                              "42. Another numbered item",
+                              "| Column 1 | Column 2 |",
+                              "|---|---|",
+                              "|++|++|",
+                              "+---+---+",
+                              "# H1 Heading",
+                              "## H2 Heading",
+                              "### H3 Heading",
+                              "#### H4 Heading",
+                              "##### H5 Heading",
+                              "###### H6 Heading",
+                              "> Quote text"};
+    int id = 100;
+    for (const char* e : elements) {
+      CAPTURE(e);
+      ExecutionEconomicsManager m(preset("gemini-cli"));
+      for (int i = 0; i < 9; ++i) CHECK(m.on_text_chunk(r50).allowed());
+      CHECK(m.on_text_chunk(std::string("\n") + e).allowed());
+      std::string other;
+      while (other.size() < 50)
+        other += "This is a unique sentence, id=" + std::to_string(id) + ". ";
+      other.resize(50);
+      ++id;
+      for (int i = 0; i < 9; ++i) CHECK(m.on_text_chunk(other).allowed());
+    }
+  }
+  TEST_CASE("should handle empty content") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    CHECK(m.on_text_chunk("").allowed());
+  }
+  TEST_CASE("should not detect a loop for repeating complex box-drawing dividers") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    std::string divider;
+    for (int i = 0; i < 25; ++i) divider += "\u256d\u2500";
+    for (int i = 0; i < 15; ++i) CHECK(m.on_text_chunk(divider).allowed());
+  }
+  TEST_CASE("should not detect a loop for repeating divider-like content (no newlines)") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    for (int i = 0; i < 15; ++i) CHECK(m.on_text_chunk(std::string(50, '-')).allowed());
+  }
+  TEST_CASE("should allow recovery turn to proceed after clearDetection") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    for (int i = 0; i < 4; ++i) m.on_tool_call_json("testTool", R"({"param":"value"})");
+    CHECK(m.on_tool_call_json("testTool", R"({"param":"value"})").action == action::nudge);
+    CHECK(m.on_text_chunk("Recovery text").allowed());
+  }
+  TEST_CASE("a new user prompt starts everything afresh (reset(promptId))") {
+    ExecutionEconomicsManager m(preset("gemini-cli"));
+    for (int i = 0; i < 4; ++i) m.on_tool_call_json("testTool", R"({"param":"value"})");
+    m.on_user_message("next request");
+    for (int i = 0; i < 4; ++i)
+      CHECK(m.on_tool_call_json("testTool", R"({"param":"value"})").allowed());
+  }
 }
 
 TEST_SUITE("preset.openhands") {
@@ -306,10 +528,143 @@ TEST_SUITE("preset.openhands") {
     CHECK(m.on_text("I'm doing well, thanks for asking.").allowed());
     CHECK(m.on_text("I'm doing well, thanks for asking.").action == action::terminate);
   }
+  TEST_CASE("test_is_stuck_monologue (an observation between the messages)") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    CHECK(m.on_text("I'm doing well, thanks for asking.").allowed());
+    CHECK(m.on_text("I'm doing well, thanks for asking.").allowed());
+    step(m, "execute_bash", R"({"command":"storybook"})", true, "OK, I was stuck, but no more.");
+    CHECK(m.on_text("I'm doing well, thanks for asking.").allowed());
+    CHECK(m.on_text("I'm doing well, thanks for asking.").allowed());
+  }
+  TEST_CASE("test_is_stuck_repeating_action_error") {
+    // Headless: the user message between the attempts does not count.
+    ExecutionEconomicsManager m(preset("openhands"));
+    m.on_text("Hello");
+    CHECK(step(m, "execute_bash", R"({"command":"invalid_command"})", false, "Command not found")
+              .allowed());
+    CHECK(step(m, "execute_bash", R"({"command":"invalid_command"})", false,
+               "Command still not found or another error")
+              .allowed());
+    CHECK(m.on_user_message("Done").allowed());
+    const verdict v = m.on_tool_call_json("execute_bash", R"({"command":"invalid_command"})");
+    CHECK(v.action == action::terminate);
+    CHECK(fired(v, detector_id::similar_args));
+  }
+  TEST_CASE("test_is_not_stuck_invalid_syntax_error_random_lines / _only_three_incidents") {
+    // The same cell, answered each time with the error at another line: not a repeat.
+    ExecutionEconomicsManager m(preset("openhands"));
+    const std::string code =
+        R"j({"code":"edit_file_by_replace('book_store.py', to_replace=...)"})j";
+    for (int i = 0; i < 4; ++i) {
+      const std::string out = "  Cell In[1], line " + std::to_string((i + 1) * 10) +
+                              "\nto_replace=\"\"\"def largest(min_factor, max_factor):\n    ^\n"
+                              "SyntaxError: invalid syntax. Perhaps you forgot a comma?" +
+                              std::string(static_cast<std::size_t>(i + 1), '\n') +
+                              "\n[Jupyter current working directory:\n[Jupyter Python interpreter:";
+      CHECK(step(m, "execute_ipython_cell", code, true, out).allowed());
+    }
+  }
+  TEST_CASE("test_is_stuck_invalid_syntax_error (the same error four times)") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    const std::string code =
+        R"j({"code":"edit_file_by_replace('book_store.py', to_replace=...)"})j";
+    const std::string out =
+        "  Cell In[1], line 42\nSyntaxError: invalid syntax. Perhaps you forgot a comma?";
+    for (int i = 0; i < 3; ++i) CHECK(step(m, "execute_ipython_cell", code, true, out).allowed());
+    CHECK(m.on_tool_call_json("execute_ipython_cell", code).action == action::terminate);
+  }
+  TEST_CASE("test_is_not_stuck_ipython_syntax_error_not_at_end") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    const char* outs[] = {"SyntaxError: unterminated string literal (detected at line 1)\nThis is",
+                          "SyntaxError: unterminated string literal (detected at line 1)\nToo much",
+                          "SyntaxError: unterminated string literal (detected at line 3)\nEnough",
+                          "SyntaxError: unterminated string literal (detected at line 2)\nLast"};
+    for (const char* out : outs) {
+      CHECK(step(m, "execute_ipython_cell", R"({"code":"print(\"hello"})", true, out).allowed());
+    }
+  }
+  TEST_CASE("test_interactive_mode_resets_after_user_message (headless: still stuck)") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    for (int i = 0; i < 3; ++i) step(m, "execute_bash", R"({"command":"ls"})", true, "");
+    m.on_user_message("Hello");
+    CHECK(m.on_tool_call_json("execute_bash", R"({"command":"ls"})").action == action::terminate);
+  }
+  TEST_CASE("test_fail_guard_five_actions / test_loop_ignores_extra_actions") {
+    // read, ls, read, ls, read: five calls, not yet three repetitions; the sixth makes them.
+    ExecutionEconomicsManager m(preset("openhands"));
+    for (int i = 0; i < 2; ++i) {
+      CHECK(step(m, "read_file", R"({"path":"file1.txt"})", true, "File content").allowed());
+      CHECK(step(m, "execute_bash", R"({"command":"ls"})", true, "file1.txt").allowed());
+    }
+    CHECK(step(m, "read_file", R"({"path":"file1.txt"})", true, "File content").allowed());
+    CHECK(m.on_tool_call_json("execute_bash", R"({"command":"ls"})").action == action::terminate);
+  }
+  TEST_CASE("test_fail_obs_break_O6_O4 (an observation differs)") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    const char* ls_out[] = {"file1.txt", "file1.txt (different)", "file1.txt"};
+    for (const char* out : ls_out) {
+      CHECK(step(m, "read_file", R"({"path":"file1.txt"})", true, "File content").allowed());
+      CHECK(step(m, "execute_bash", R"({"command":"ls"})", true, out).allowed());
+    }
+  }
+  TEST_CASE("test_is_stuck_empty_response_loop_with_nudges (headless)") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    m.on_user_message("Build me an app");
+    CHECK(m.on_text("").allowed());
+    m.on_user_message("Your last response did not include a function call or a message.");
+    CHECK(m.on_text("").allowed());
+    m.on_user_message("Your last response did not include a function call or a message.");
+    CHECK(m.on_text("").action == action::terminate);
+  }
+  TEST_CASE("test_is_not_stuck_only_two_empty_responses") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    m.on_user_message("Hello");
+    CHECK(m.on_text("").allowed());
+    CHECK(m.on_text("").allowed());
+  }
+  TEST_CASE("test_is_stuck_whitespace_only_responses") {
+    ExecutionEconomicsManager m(preset("openhands"));
+    m.on_user_message("Hello");
+    CHECK(m.on_text("").allowed());
+    CHECK(m.on_text("  ").allowed());
+    CHECK(m.on_text("\n").action == action::terminate);
+  }
 }
 
 TEST_SUITE("preset.openhands-sdk") {
   // OpenHands/software-agent-sdk tests/cross/test_stuck_detector.py.
+  TEST_CASE("test_history_too_short") {
+    ExecutionEconomicsManager m(preset("openhands-sdk"));
+    m.on_user_message("Hello");
+    CHECK(step(m, "terminal", R"({"command":"ls"})", true, "file1.txt\nfile2.txt").allowed());
+  }
+  TEST_CASE("test_repeating_action_error_stuck") {
+    ExecutionEconomicsManager m(preset("openhands-sdk"));
+    m.on_user_message("Please run invalid_command");
+    for (int i = 0; i < 2; ++i) {
+      CHECK(step(m, "terminal", R"({"command":"invalid_command"})", false,
+                 "Command 'invalid_command' not found")
+                .allowed());
+    }
+    CHECK(m.on_tool_call_json("terminal", R"({"command":"invalid_command"})").action ==
+          action::terminate);
+  }
+  TEST_CASE("test_reset_after_user_message") {
+    ExecutionEconomicsManager m(preset("openhands-sdk"));
+    m.on_user_message("Please run ls");
+    for (int i = 0; i < 3; ++i) step(m, "terminal", R"({"command":"ls"})", true, "file1.txt");
+    CHECK(m.on_user_message("Try something else").allowed());
+    CHECK(step(m, "terminal", R"({"command":"pwd"})", true, "/home/user").allowed());
+    for (int i = 0; i < 2; ++i)
+      CHECK(step(m, "terminal", R"({"command":"ls"})", true, "file1.txt").allowed());
+  }
+  TEST_CASE("test_is_stuck_uses_only_recent_event_window") {
+    ExecutionEconomicsManager m(preset("openhands-sdk"));
+    for (int i = 0; i < 50; ++i) m.on_user_message("old message " + std::to_string(i));
+    m.on_user_message("start");
+    for (int i = 0; i < 3; ++i) step(m, "terminal", R"({"command":"ls"})", true, "file1.txt");
+    CHECK(m.on_tool_call_json("terminal", R"({"command":"ls"})").action == action::terminate);
+  }
   TEST_CASE("test_repeating_action_observation_not_stuck_less_than_4_repeats / _stuck") {
     ExecutionEconomicsManager m(preset("openhands-sdk"));
     for (int i = 0; i < 3; ++i) {
@@ -474,6 +829,121 @@ TEST_SUITE("preset.openclaw") {
     const verdict v = m.on_tool_call_json("list", R"({"dir":"/workspace"})");
     REQUIRE(fired(v, detector_id::cycle));
     CHECK(v.level == severity::warn);
+  }
+  TEST_CASE("produces deterministic hashes regardless of key order") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 5; ++i) {
+      m.on_tool_call_json("tool", R"({"a":1,"b":2})");
+      m.on_tool_call_json("tool", R"({"b":2,"a":1})");
+    }
+    CHECK(fired(m.on_tool_call_json("tool", R"({"a":1,"b":2})"), detector_id::exact));
+  }
+  TEST_CASE("maintains sliding window of last N calls") {
+    // Ten repeats, then thirty other calls: the repeats have left the window of 30.
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 10; ++i) m.on_tool_call_json("read", R"({"path":"/same.txt"})");
+    for (int i = 0; i < 30; ++i)
+      m.on_tool_call_json("tool", R"({"iteration":)" + std::to_string(i) + "}");
+    CHECK(m.on_tool_call_json("read", R"({"path":"/same.txt"})").allowed());
+  }
+  TEST_CASE("blocks any tool with global no-progress breaker at 30") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 30; ++i) {
+      const verdict v = m.on_tool_call_json("read", R"({"path":"/same.txt"})");
+      if (v.action != action::reject) m.on_tool_result("read", true, "same output");
+    }
+    const verdict v = m.on_tool_call_json("read", R"({"path":"/same.txt"})");
+    CHECK(v.action == action::reject);
+    CHECK(v.level == severity::critical);
+  }
+  TEST_CASE("does not block generic repeats whose outcomes progress") {
+    // generic_repeat blocks only a no-progress streak: the same call with new output each time
+    // warns (it is among the last 30 ten times) but is never blocked.
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 25; ++i) {
+      const verdict v = m.on_tool_call_json("read", R"({"path":"/log.txt"})");
+      CHECK(v.action != action::reject);
+      if (i >= 10) CHECK(v.level == severity::warn);
+      m.on_tool_result("read", true, "line " + std::to_string(i));
+    }
+  }
+  TEST_CASE("warns for known polling no-progress loops") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    const char* poll = R"({"action":"poll","sessionId":"sess-1"})";
+    for (int i = 0; i < 10; ++i)
+      step(m, "process", poll, true, "(no new output)\n\nProcess still running.");
+    const verdict v = m.on_tool_call_json("process", poll);
+    CHECK(v.level == severity::warn);
+    CHECK(fired(v, detector_id::exact));
+  }
+  TEST_CASE("blocks known polling no-progress loops at critical threshold") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    const char* poll = R"({"action":"poll","sessionId":"sess-1"})";
+    for (int i = 0; i < 20; ++i)
+      step(m, "process", poll, true, "(no new output)\n\nProcess still running.");
+    CHECK(m.on_tool_call_json("process", poll).action == action::reject);
+  }
+  TEST_CASE("does not block known polling when output progresses") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    const char* poll = R"({"action":"poll","sessionId":"sess-1"})";
+    for (int i = 0; i < 25; ++i) {
+      CHECK(m.on_tool_call_json("process", poll).allowed());
+      m.on_tool_result("process", true, "line " + std::to_string(i));
+    }
+  }
+  TEST_CASE("blocks ping-pong alternating patterns at critical threshold") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 19; ++i) {
+      if (i % 2 == 0) {
+        step(m, "read", R"({"path":"/a.txt"})", true, "read stable");
+      } else {
+        step(m, "list", R"({"dir":"/workspace"})", true, "list stable");
+      }
+    }
+    const verdict v = m.on_tool_call_json("list", R"({"dir":"/workspace"})");
+    REQUIRE(fired(v, detector_id::cycle));
+    CHECK(v.level == severity::critical);
+    CHECK(v.action == action::reject);
+  }
+  TEST_CASE("does not block ping-pong alternating patterns when outcomes are progressing") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 19; ++i) {
+      if (i % 2 == 0) {
+        step(m, "read", R"({"path":"/a.txt"})", true, "read " + std::to_string(i));
+      } else {
+        step(m, "list", R"({"dir":"/workspace"})", true, "list " + std::to_string(i));
+      }
+    }
+    const verdict v = m.on_tool_call_json("list", R"({"dir":"/workspace"})");
+    REQUIRE(fired(v, detector_id::cycle));
+    CHECK(v.level == severity::warn);
+    CHECK(v.action != action::reject);
+  }
+  TEST_CASE("blocks repeated unknown-tool failures even when the args keep changing") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    verdict v;
+    for (int i = 0; i < 10; ++i) {
+      m.on_tool_call_json("exec", R"({"command":"echo )" + std::to_string(i) + "\"}");
+      v = m.on_tool_result("exec", false, "Tool exec not found");
+      if (i < 9) CHECK_FALSE(fired(v, detector_id::result));
+    }
+    REQUIRE(fired(v, detector_id::result));
+    CHECK(v.level == severity::critical);
+  }
+  TEST_CASE("does not block repeated unknown-tool failures before the unknown-tool threshold") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 9; ++i) {
+      m.on_tool_call_json("exec", R"({"command":"echo )" + std::to_string(i) + "\"}");
+      CHECK(m.on_tool_result("exec", false, "Tool exec not found").allowed());
+    }
+    CHECK(m.on_tool_call_json("exec", R"({"command":"echo still looping"})").allowed());
+  }
+  TEST_CASE("other repeated errors are not unknown-tool failures") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    for (int i = 0; i < 15; ++i) {
+      m.on_tool_call_json("exec", R"({"command":"echo )" + std::to_string(i) + "\"}");
+      CHECK(m.on_tool_result("exec", false, "permission denied").allowed());
+    }
   }
   TEST_CASE("does not flag ping-pong when alternation is broken") {
     ExecutionEconomicsManager m(preset("openclaw"));

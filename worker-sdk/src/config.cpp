@@ -34,6 +34,7 @@ void read_repeat(object x, repeat_rule& rule, bool exact_only) {
   if (exact_only) {
     x.integer("absolute_cap", rule.absolute_cap, 0, kMaxCount);
     x.boolean("reset_after_fire", rule.reset_after_fire);
+    x.boolean("critical_needs_same_result", rule.critical_needs_same_result);
   }
 }
 
@@ -43,6 +44,7 @@ void read_cycle(object x, cycle_rule& rule) {
   x.integer("min_length", rule.min_length, 2, 20);
   x.integer("max_length", rule.max_length, 2, 20);
   x.boolean("count_started", rule.count_started);
+  x.boolean("critical_needs_same_result", rule.critical_needs_same_result);
   if (x.ok() && rule.max_length < rule.min_length) {
     x.fail("max_length", "at least min_length (" + std::to_string(rule.min_length) + ")",
            json(rule.max_length));
@@ -55,6 +57,7 @@ void read_similar_args(object x, similar_args_rule& rule) {
   x.number("threshold", rule.threshold, 0, 100);
   x.integer("window", rule.window, 2, kMaxWindow);
   x.number("result_threshold", rule.result_threshold, 0, 100);
+  x.boolean("identical_errors", rule.identical_errors);
 }
 
 void read_result(object x, result_rule& rule) {
@@ -64,6 +67,9 @@ void read_result(object x, result_rule& rule) {
   x.integer("min_distinct_calls", rule.min_distinct_calls, 1, kMaxWindow);
   x.boolean("same_tool", rule.same_tool);
   x.number("alike_threshold", rule.alike_threshold, 0, 100);
+  x.one_of("errors", rule.count_errors,
+           {choice<result_rule::errors>{"any", result_rule::errors::any},
+            choice<result_rule::errors>{"unknown_tool", result_rule::errors::unknown_tool}});
 }
 
 void read_output_similarity(object x, output_similarity_rule& rule) {
@@ -148,6 +154,7 @@ void read_escalation(object x, escalation_rule& e) {
   x.boolean("outcome_aware", e.outcome_aware);
   x.boolean("every_firing_counts", e.every_firing_counts);
   x.boolean("repeat_nudges", e.repeat_nudges);
+  x.boolean("user_message_restarts", e.user_message_restarts);
 }
 
 // A per-tool ladder. Keys not given follow the detector's own ladder (`base`): a warn_at alone
@@ -176,6 +183,7 @@ void read_tools(object top, manager_config& c) {
     o.exact = read_override_ladder(t, "exact", c.exact.steps);
     o.structural = read_override_ladder(t, "structural", c.structural.steps);
     o.similar_args = read_override_ladder(t, "similar_args", c.similar_args.steps);
+    t.boolean("poll", o.poll);
     c.tools[std::string(name)] = o;
   }
 }
@@ -194,6 +202,7 @@ json repeat_json(const repeat_rule& r, bool exact_only) {
   if (exact_only) {
     j["absolute_cap"] = r.absolute_cap;
     j["reset_after_fire"] = r.reset_after_fire;
+    j["critical_needs_same_result"] = r.critical_needs_same_result;
   }
   return j;
 }
@@ -231,16 +240,21 @@ json detectors_json(const manager_config& c) {
           {"cycle", rule_json(cy.steps, cy.enabled,
                               {{"min_length", cy.min_length},
                                {"max_length", cy.max_length},
-                               {"count_started", cy.count_started}})},
+                               {"count_started", cy.count_started},
+                               {"critical_needs_same_result", cy.critical_needs_same_result}})},
           {"similar_args", rule_json(sa.steps, sa.enabled,
                                      {{"threshold", sa.threshold},
                                       {"window", sa.window},
-                                      {"result_threshold", sa.result_threshold}})},
+                                      {"result_threshold", sa.result_threshold},
+                                      {"identical_errors", sa.identical_errors}})},
           {"result", rule_json(re.steps, re.enabled,
                                {{"window", re.window},
                                 {"min_distinct_calls", re.min_distinct_calls},
                                 {"same_tool", re.same_tool},
-                                {"alike_threshold", re.alike_threshold}})},
+                                {"alike_threshold", re.alike_threshold},
+                                {"errors", re.count_errors == result_rule::errors::unknown_tool
+                                               ? "unknown_tool"
+                                               : "any"}})},
           {"output_similarity", rule_json(os.steps, os.enabled,
                                           {{"threshold", os.threshold},
                                            {"history", os.history},
@@ -278,6 +292,7 @@ json tools_json(const manager_config& c) {
     if (o.exact) t["exact"] = ladder_json(*o.exact);
     if (o.structural) t["structural"] = ladder_json(*o.structural);
     if (o.similar_args) t["similar_args"] = ladder_json(*o.similar_args);
+    if (o.poll) t["poll"] = *o.poll;
     tools[tool] = t;
   }
   return tools;
@@ -320,7 +335,8 @@ json to_json(const manager_config& c) {
             {"reject_at_critical", e.reject_at_critical},
             {"outcome_aware", e.outcome_aware},
             {"every_firing_counts", e.every_firing_counts},
-            {"repeat_nudges", e.repeat_nudges}}},
+            {"repeat_nudges", e.repeat_nudges},
+            {"user_message_restarts", e.user_message_restarts}}},
           {"tools", tools_json(c)},
           {"swarm", c.swarm}};
 }

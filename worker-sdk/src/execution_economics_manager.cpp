@@ -319,8 +319,10 @@ struct ExecutionEconomicsManager::impl : run_state {
     bool exact_fired = false;
     if (config.exact.enabled) {
       const ladder steps = ov && ov->exact ? *ov->exact : config.exact.steps;
-      exact_fired = report(out, sdk::check_exact(history, rec, config.exact, steps, aware, total),
-                           {detector_id::exact, rec.fp.exact});
+      const bool poll = ov && ov->poll && *ov->poll;
+      exact_fired =
+          report(out, sdk::check_exact(history, rec, config.exact, steps, aware, total, poll),
+                 {detector_id::exact, rec.fp.exact});
       if (exact_fired && config.exact.reset_after_fire) rec.barrier = true;
     }
     if (config.structural.enabled && !exact_fired) {
@@ -508,9 +510,12 @@ struct ExecutionEconomicsManager::impl : run_state {
     const std::size_t index = begin_event();
     ++(resume ? stats.resumes : stats.user_messages);
     if (sink) pending.on_text(index);
-    restart_counts();
+    // An ignored user message (user_message_restarts off) is invisible to the repetition rules:
+    // the text-only streak goes on across it too.
+    const bool restarts = resume || config.escalation.user_message_restarts;
+    if (restarts) restart_counts();
     if (resume) esc.forget_loops_except(detector_id::limit);
-    last = last_event::user;
+    if (restarts) last = last_event::user;
     if (resume) judge.clear_streak();
     std::vector<finding> findings;
     add_limits(findings, index);

@@ -114,26 +114,36 @@ manager_config attocode() {
   return c;
 }
 
-// gemini-cli LoopDetectionService: the 5th identical call in a row; content chunks of 50
-// characters seen 10 times close together; strike 1 nudges, strike 2 ends the turn.
+// gemini-cli LoopDetectionService: the 5th identical call in a row, or the last 2..5 calls
+// repeated five times over; content chunks of 50 characters seen 10 times close together;
+// strike 1 nudges, strike 2 ends the turn.
 manager_config gemini_cli() {
   manager_config c = all_off("gemini-cli");
   c.exact = {true, {5, 0}, count_mode::consecutive, 1000, 0, false};
+  c.cycle = {true, {5, 0}, 2, 5, /*count_started=*/false};
   c.content = {true, {1, 0}, 50, 10, 250, 5000};
   c.escalation.terminate_after = 2;
   c.escalation.every_firing_counts = true;
   return c;
 }
 
-// OpenHands StuckDetector (V0, headless): 4 identical action/observation pairs, 3 agent messages
-// in a row, A-B-A-B-A-B with matching observations; stuck means stop.
+// OpenHands StuckDetector (V0, headless): 4 identical action/observation pairs, the same action
+// failing 3 times whatever the errors say, 3 agent messages in a row, A-B-A-B-A-B with matching
+// observations; user messages do not count (headless); stuck means stop.
 manager_config openhands() {
   manager_config c = all_off("openhands");
   c.exact = {true, {4, 0}, count_mode::consecutive, 1000, 0, false};
+  c.similar_args = {true,
+                    {3, 0},
+                    /*threshold=*/100,
+                    1000,
+                    /*result_threshold=*/0,
+                    /*identical_errors=*/true};
   c.cycle = {true, {3, 0}, 2, 2, false};
   c.summary = {true, {3, 0}};
   c.escalation.outcome_aware = true;
   c.escalation.terminate_after = 1;
+  c.escalation.user_message_restarts = false;
   return c;
 }
 
@@ -145,6 +155,7 @@ manager_config openhands_sdk() {
   c.preset = "openhands-sdk";
   c.exact.window = 20;
   c.summary = {true, {3, 0}};
+  c.escalation.user_message_restarts = true;  // the SDK looks only after the last user message
   return c;
 }
 
@@ -177,12 +188,27 @@ manager_config goose() {
 }
 
 // openclaw tool-loop-detection with enabled: true: the same call 10 times among the last 30
-// warns (the 11th), 20 blocks; ping-pong of two calls warns at 10 alternating calls, blocks at
-// 20.
+// warns (the 11th), 20 with the same outcome blocks; a polling tool counts only polls without
+// progress; ping-pong of two calls warns at 10 alternating calls, blocks at 20 when neither
+// side's outcome moves; 10 "unknown tool" failures of one tool block it.
 manager_config openclaw() {
   manager_config c = all_off("openclaw");
-  c.exact = {true, {11, 21}, count_mode::window, 31, 0, false};
-  c.cycle = {true, {5, 10}, 2, 2, /*count_started=*/false};
+  c.exact = {true,
+             {11, 21},
+             count_mode::window,
+             31,
+             0,
+             false,
+             /*critical_needs_same_result=*/true};
+  c.cycle = {true, {5, 10}, 2, 2, /*count_started=*/false, /*critical_needs_same_result=*/true};
+  c.result = {true,
+              {10, 10},
+              30,
+              /*min_distinct_calls=*/1,
+              /*same_tool=*/true,
+              100,
+              result_rule::errors::unknown_tool};
+  for (const char* poll_tool : {"command_status", "process"}) c.tools[poll_tool].poll = true;
   c.escalation.reject_at_critical = true;
   return c;
 }

@@ -32,6 +32,9 @@ struct repeat_rule {  // exact, structural
   std::uint32_t window = 10;       // calls looked at, the current one included
   std::uint32_t absolute_cap = 0;  // calls of one fingerprint, whatever the results; 0 = off
   bool reset_after_fire = false;   // a firing call starts the count afresh (roo-code)
+  // exact only: critical also needs the repeats to have returned the same result, as many times
+  // as critical_at asks (openclaw's no-progress streak); otherwise the level stays at warn.
+  bool critical_needs_same_result = false;
 };
 
 struct cycle_rule {
@@ -40,6 +43,9 @@ struct cycle_rule {
   std::uint32_t min_length = 2;  // calls in one cycle
   std::uint32_t max_length = 5;
   bool count_started = false;  // a started repetition counts as one (aaagent) or only full ones
+  // critical also needs every call of the cycle to have returned what it returned the time
+  // before (openclaw's ping-pong "no progress" evidence); otherwise the level stays at warn.
+  bool critical_needs_same_result = false;
 };
 
 struct similar_args_rule {
@@ -50,6 +56,10 @@ struct similar_args_rule {
   // Failures alike: ratio() of the failure signatures, 0..100 (docs/detectors.md, "Failing
   // alike"); 100 = only identical failures (after masking) count.
   double result_threshold = 80;
+  // The same call failing again with an error counts too, whatever the error says (OpenHands'
+  // action-error rule); otherwise identical repeats are exact's and at least two different
+  // argument sets must be among the counted calls.
+  bool identical_errors = false;
 };
 
 struct result_rule {
@@ -61,6 +71,9 @@ struct result_rule {
   // Errors alike: ratio() of the failure signatures, 0..100; 100 = only the same result
   // fingerprint counts (docs/detectors.md, "Failing alike").
   double alike_threshold = 100;
+  // Which errors count: any, or only "unknown tool" errors (the agent calling a tool that does
+  // not exist, as openclaw's unknown_tool_repeat).
+  enum class errors { any, unknown_tool } count_errors = errors::any;
 };
 
 struct output_similarity_rule {
@@ -121,12 +134,18 @@ struct escalation_rule {
   bool outcome_aware = true;          // results decide what counts as a repeat
   bool every_firing_counts = false;   // each firing is a new detection, not each episode
   bool repeat_nudges = true;          // false: within an episode, speak only when the level rises
+  // A user message restarts the repetition counts (docs/detectors.md, "User messages and
+  // resumes"); false: user messages are ignored (OpenHands V0 in headless mode).
+  bool user_message_restarts = true;
 };
 
 // Per-tool overrides of the call-repeat rules; unset fields keep the global value.
 struct tool_override {
   std::optional<bool> enabled;
   std::optional<ladder> exact, structural, similar_args;
+  // A polling tool: an exact repeat counts only while it returns the same result, at every
+  // level (openclaw's known_poll_no_progress); output that changes is progress.
+  std::optional<bool> poll;
 };
 
 // What the verdicts do (docs/configuration.md, "mode"). observe (shadow mode): every verdict

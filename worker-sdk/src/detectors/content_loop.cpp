@@ -40,7 +40,12 @@ bool is_structure(std::string_view head, bool complete) {
       h[2] == c) {
     return true;
   }
-  return false;
+  // A line drawn with box-drawing characters (U+2500..U+257F: E2 94 80 .. E2 95 BF), two of
+  // them to start it: a frame or a divider.
+  const auto box = [&](std::size_t k) {
+    return k + 2 < h.size() && h[k] == '\xE2' && (h[k + 1] == '\x94' || h[k + 1] == '\x95');
+  };
+  return h.size() >= 6 && box(0) && box(3);
 }
 
 bool is_fence(std::string_view head) {
@@ -70,6 +75,7 @@ void content_loop_detector::reset_tracking() {
 void content_loop_detector::reset() {
   reset_tracking();
   in_fence_ = false;
+  ticks_ = 0;
   kind_ = line_kind::undecided;
   line_head_.clear();
   detections_ = 0;
@@ -97,7 +103,7 @@ std::optional<finding> content_loop_detector::feed(std::string_view chunk,
         part.remove_prefix(take);
         if (line_head_.size() >= kHeadChars) keep(decide_line(event_index));
       } else {
-        if (kind_ == line_kind::prose) keep(append(part, event_index));
+        keep(consume(part, event_index));
         part = {};
       }
     }
@@ -107,6 +113,7 @@ std::optional<finding> content_loop_detector::feed(std::string_view chunk,
     if (kind_ == line_kind::prose) keep(append("\n", event_index));
     kind_ = line_kind::undecided;
     line_head_.clear();
+    ticks_ = 0;
     i = nl + 1;
   }
   return out;
@@ -120,26 +127,64 @@ std::optional<finding> content_loop_detector::finish(std::size_t event_index) {
   return out;
 }
 
+void content_loop_detector::toggle_fence() {
+  in_fence_ = !in_fence_;
+  reset_tracking();
+}
+
+// The rest of a line whose kind is known: prose is tracked, and three backticks in a row open
+// or close a code block wherever they are (a run may continue from the previous piece).
+std::optional<finding> content_loop_detector::consume(std::string_view part,
+                                                      std::size_t event_index) {
+  std::optional<finding> out;
+  const auto track = [&](std::string_view text) {
+    if (kind_ != line_kind::prose) return;
+    if (auto f = append(text, event_index)) out = std::move(f);
+  };
+  while (!part.empty()) {
+    const std::size_t k = ticks_ > 0 ? 0 : part.find('`');
+    if (k == std::string_view::npos) {
+      track(part);
+      break;
+    }
+    std::size_t j = k;
+    while (j < part.size() && part[j] == '`' && ticks_ < 3) {
+      ++ticks_;
+      ++j;
+    }
+    track(part.substr(0, j));
+    part.remove_prefix(j);
+    if (ticks_ == 3) {
+      ticks_ = 0;
+      toggle_fence();
+      kind_ = in_fence_ ? line_kind::skip : line_kind::prose;
+    } else if (!part.empty()) {
+      ticks_ = 0;  // one or two backticks: inline code, ordinary text
+    }
+  }
+  return out;
+}
+
 std::optional<finding> content_loop_detector::decide_line(std::size_t event_index) {
-  if (is_fence(line_head_)) {
-    in_fence_ = !in_fence_;
-    reset_tracking();
-    kind_ = line_kind::skip;
-    return std::nullopt;
+  std::string head;
+  head.swap(line_head_);
+  if (is_fence(head)) {
+    // A fence line: its marker opens or closes the block; after an opening ``` comes the info
+    // string (skipped), after a closing one the line is text again.
+    const std::size_t marker = head.find_first_not_of(" \t");
+    toggle_fence();
+    kind_ = in_fence_ || head[marker] == '~' ? line_kind::skip : line_kind::prose;
+    return consume(std::string_view(head).substr(marker + 3), event_index);
   }
   if (in_fence_) {
     kind_ = line_kind::skip;
-    return std::nullopt;
-  }
-  if (is_structure(line_head_, /*complete=*/line_head_.size() < kHeadChars)) {
+  } else if (is_structure(head, /*complete=*/head.size() < kHeadChars)) {
     reset_tracking();
     kind_ = line_kind::skip;
-    return std::nullopt;
+  } else {
+    kind_ = line_kind::prose;
   }
-  kind_ = line_kind::prose;
-  std::string head;
-  head.swap(line_head_);
-  return append(head, event_index);
+  return consume(head, event_index);
 }
 
 std::optional<finding> content_loop_detector::append(std::string_view text,

@@ -15,7 +15,8 @@ namespace loopguard::sdk {
 // The same chunk of characters repeating at short distance within one stream (the "chanting"
 // loop). Decisions depend only on the text, never on how it was split into chunks: text is
 // classified line by line (code fences are skipped; list items, table rows, headings, block
-// quotes and divider lines reset the tracking and never fire it).
+// quotes and divider lines reset the tracking and never fire it). Three backticks inside a line
+// open or close a code block too, as gemini-cli counts them.
 class content_loop_detector {
  public:
   explicit content_loop_detector(const content_rule& rule) : rule_(rule) {}
@@ -28,6 +29,8 @@ class content_loop_detector {
  private:
   enum class line_kind { undecided, prose, skip };
   std::optional<finding> decide_line(std::size_t event_index);
+  std::optional<finding> consume(std::string_view part, std::size_t event_index);
+  void toggle_fence();
   std::optional<finding> append(std::string_view text, std::size_t event_index);
   std::optional<finding> scan();
   std::optional<finding> index_chunk(std::size_t pos);
@@ -49,6 +52,7 @@ class content_loop_detector {
 
   content_rule rule_;  // max_history counts bytes
   bool in_fence_ = false;
+  std::uint8_t ticks_ = 0;  // backticks in a row just before the current position of the line
   line_kind kind_ = line_kind::undecided;
   std::string line_head_;    // the start of the current line, until its kind is known
   std::string history_;      // prose text since the last reset

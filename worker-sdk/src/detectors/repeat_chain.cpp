@@ -74,12 +74,39 @@ chain longest_chain(const call_history& history, const call_record& current,
 
 }  // namespace
 
+std::uint32_t same_result_streak(const call_history& history, const call_record& current,
+                                 std::uint32_t window) {
+  std::uint32_t n = 1;
+  std::optional<std::uint64_t> latest;
+  std::size_t room = window > 0 ? window - 1 : 0;
+  for (std::size_t i = 0; i < history.size() && room > 0; ++i, --room) {
+    const call_record& r = history.newest(i);
+    if (r.barrier) break;
+    if (r.fp.exact != current.fp.exact || !r.answered) continue;
+    if (!latest) latest = r.result;
+    if (r.result != *latest) break;
+    ++n;
+  }
+  return n;
+}
+
+namespace {
+
+// The repeats as the rule counts them; a polling tool's only while its result stays the same.
+chain exact_chain(const call_history& history, const call_record& current, const repeat_rule& rule,
+                  bool outcome_aware, bool poll) {
+  chain best = longest_chain(history, current, rule, outcome_aware,
+                             [&](const call_record& r) { return r.fp.exact == current.fp.exact; });
+  if (poll) best.count = std::min(best.count, same_result_streak(history, current, rule.window));
+  return best;
+}
+
+}  // namespace
+
 std::optional<finding> check_exact(const call_history& history, const call_record& current,
                                    const repeat_rule& rule, const ladder& steps, bool outcome_aware,
-                                   std::uint32_t total_calls) {
-  const chain best =
-      longest_chain(history, current, rule, outcome_aware,
-                    [&](const call_record& r) { return r.fp.exact == current.fp.exact; });
+                                   std::uint32_t total_calls, bool poll) {
+  const chain best = exact_chain(history, current, rule, outcome_aware, poll);
   finding f;
   f.detector = detector_id::exact;
   f.identity = current.fp.exact;
@@ -88,6 +115,11 @@ std::optional<finding> check_exact(const call_history& history, const call_recor
   if (fires(best.count, steps)) {
     f.count = best.count;
     f.steps = steps;
+    if (rule.critical_needs_same_result && steps.critical_at > 0 &&
+        best.count >= steps.critical_at &&
+        same_result_streak(history, current, rule.window) < steps.critical_at) {
+      f.steps.critical_at = 0;  // repeats, but not without progress: no more than a warning
+    }
     f.loop_start = best.loop_start;
     f.confidence = best.results_known ? 1.0 : 0.9;
     f.results_known = best.results_known && outcome_aware;
@@ -136,12 +168,16 @@ struct similar_walk {
   const call_record& current;
   std::size_t look;  // earlier calls inside the window
   bool outcome_aware;
+  bool identical_errors;
 
   // A failed call of the current call's tool counts; the walk ends at a call of that tool that
   // worked (or, outcome-aware, at any call that was progress).
   earlier classify(const call_record& r) const {
     if (outcome_aware && r.progress) return earlier::end;
     if (r.tool != current.tool || !r.answered) return earlier::other;
+    if (identical_errors && r.fp.exact == current.fp.exact) {
+      return r.ok ? earlier::end : earlier::failure;  // only errors count, any error
+    }
     return r.unproductive ? earlier::failure : earlier::end;  // the tool just worked: progress
   }
 };
@@ -208,10 +244,11 @@ std::optional<finding> check_similar_args(const call_history& history, const cal
                                           const similar_args_rule& rule, const ladder& steps,
                                           bool outcome_aware) {
   const similar_walk walk{history, current, std::min<std::size_t>(history.size(), rule.window - 1),
-                          outcome_aware};
+                          outcome_aware, rule.identical_errors};
   if (failed_calls(walk) + 1 < steps.warn_at) return std::nullopt;
   const similar_chain c = count_similar(walk, rule.threshold, rule.result_threshold);
-  if (c.count < steps.warn_at || c.distinct.size() < 2) return std::nullopt;
+  if (c.count < steps.warn_at || c.distinct.size() < (rule.identical_errors ? 1U : 2U))
+    return std::nullopt;
   finding f;
   f.detector = detector_id::similar_args;
   f.identity = c.latest ^ std::hash<std::string>{}(current.tool);

@@ -25,9 +25,16 @@ chain count_chain(const call_history& history, const call_record& current, std::
                   bool consecutive, bool outcome_aware,
                   const std::function<bool(const call_record&)>& is_occurrence);
 
+// The current call and its earlier exact repeats within `window` calls that returned what the
+// most recent of them returned (other calls between them are skipped, as openclaw's
+// no-progress streak does); repeats without a result yet are skipped too.
+std::uint32_t same_result_streak(const call_history& history, const call_record& current,
+                                 std::uint32_t window);
+
+// `poll`: the tool is a polling tool (tool_override::poll).
 std::optional<finding> check_exact(const call_history& history, const call_record& current,
                                    const repeat_rule& rule, const ladder& steps, bool outcome_aware,
-                                   std::uint32_t total_calls);
+                                   std::uint32_t total_calls, bool poll = false);
 
 std::optional<finding> check_structural(const call_history& history, const call_record& current,
                                         const repeat_rule& rule, const ladder& steps,

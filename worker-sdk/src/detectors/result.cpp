@@ -7,9 +7,28 @@
 
 namespace loopguard::sdk {
 
+bool names_unknown_tool(std::string_view text) {
+  std::string lower(text.substr(0, 1024));
+  for (char& ch : lower) {
+    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
+  }
+  if (lower.find("unknown tool") != std::string::npos) return true;
+  const std::string_view l(lower);
+  for (std::size_t at = l.find("tool "); at != std::string_view::npos;
+       at = l.find("tool ", at + 5)) {
+    const std::size_t name_end = l.find_first_of(" \t\n", at + 5);
+    if (name_end == std::string_view::npos) break;
+    const std::string_view rest = l.substr(name_end + 1);
+    if (rest.starts_with("not found") || rest.starts_with("is not available")) return true;
+  }
+  return false;
+}
+
 std::optional<finding> check_result(const call_history& history, const call_record& answered,
                                     const result_rule& rule) {
   if (answered.ok) return std::nullopt;
+  const bool unknown_only = rule.count_errors == result_rule::errors::unknown_tool;
+  if (unknown_only && !names_unknown_tool(answered.failure)) return std::nullopt;
   const std::size_t look = std::min<std::size_t>(history.size(), rule.window);
   std::uint32_t count = 0;
   std::size_t start = answered.event_index;
@@ -22,7 +41,7 @@ std::optional<finding> check_result(const call_history& history, const call_reco
     const bool same = r.result == answered.result ||
                       (rule.alike_threshold < 100 && !r.ok && !answered.ok &&
                        failed_alike(r.failure, answered.failure, rule.alike_threshold));
-    if (!same) continue;
+    if (!same || (unknown_only && !names_unknown_tool(r.failure))) continue;
     ++count;
     start = std::min(start, r.event_index);
     calls.insert(r.fp.exact);

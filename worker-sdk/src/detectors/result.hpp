@@ -3,12 +3,17 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include "../call_history.hpp"
 #include "finding.hpp"
 #include "loopguard/config.hpp"
 
 namespace loopguard::sdk {
+
+// "unknown tool X", "tool X not found", "tool X is not available" in any case: the agent
+// called a tool that does not exist (result_rule::errors::unknown_tool).
+bool names_unknown_tool(std::string_view text);
 
 std::optional<finding> check_result(const call_history& history, const call_record& answered,
                                     const result_rule& rule);

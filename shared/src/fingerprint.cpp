@@ -38,7 +38,8 @@ fingerprinter::fingerprinter() : fingerprinter(fingerprint_options{}) {}
 fingerprinter::fingerprinter(fingerprint_options options)
     : options_(std::move(options)),
       primary_(to_set(options_.primary_keys)),
-      volatile_(to_set(options_.volatile_keys)) {
+      volatile_(to_set(options_.volatile_keys)),
+      result_volatile_(to_set(options_.result_volatile_keys)) {
   for (const auto& t : options_.shell_tools) shell_tools_.insert(lowercase(t));
 }
 
@@ -127,6 +128,17 @@ call_fingerprint fingerprinter::finish(std::string_view raw_tool, canonical_args
 
 std::uint64_t fingerprinter::of_result(bool ok, std::string_view output) const {
   std::string text = ok ? "ok\n" : "error\n";
+  const std::size_t first = output.find_first_not_of(" \t\r\n");
+  if (!result_volatile_.empty() && first != std::string_view::npos &&
+      (output[first] == '{' || output[first] == '[')) {
+    // A JSON result: compared without its volatile keys (text that is not JSON, or is beyond
+    // the parser's limits, is compared as it is).
+    canonical_args parsed;
+    if (parse_canonical_args(output, &result_volatile_, parsed)) {
+      text += mask_volatile(parsed.canonical());
+      return hash(text, kResultSeed);
+    }
+  }
   text += mask_volatile(utf8::repaired(output));
   return hash(text, kResultSeed);
 }

@@ -63,8 +63,40 @@ TEST_SUITE("config") {
   TEST_CASE("absolute_cap and reset_after_fire belong to the exact rule only") {
     CHECK(error_of(R"({"detectors":{"structural":{"absolute_cap":5}}})")
               .starts_with("detectors.structural.absolute_cap: unknown key, expected one of "
-                           "critical_at, enabled, mode, warn_at, window"));
+                           "critical_at, enabled, mode, terminate_at, warn_at, window"));
     CHECK(error_of(R"({"detectors":{"exact":{"absolute_cap":5,"reset_after_fire":true}}})") == "");
+  }
+
+  TEST_CASE("terminate_at: 0 (never) or at least warn_at, on every ladder") {
+    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":3,"terminate_at":2}}})") ==
+          "detectors.exact.terminate_at: expected 0 (never) or at least warn_at (3), got 2");
+    const auto c = loopguard::parse_config(
+        nlohmann::json::parse(R"({"detectors":{"summary":{"terminate_at":4}},
+                                  "tools":{"bash":{"exact":{"terminate_at":9}}}})"));
+    REQUIRE(c.has_value());
+    CHECK(c->summary.steps.terminate_at == 4);
+    CHECK(c->tools.at("bash").exact->terminate_at == 9);
+  }
+  TEST_CASE("the parity keys are read and written back") {
+    const auto c = loopguard::parse_config(nlohmann::json::parse(R"({
+        "detectors": {"exact": {"critical_needs_same_result": true},
+                      "cycle": {"critical_needs_same_result": true},
+                      "similar_args": {"identical_errors": true},
+                      "result": {"errors": "unknown_tool"}},
+        "escalation": {"user_message_restarts": false},
+        "tools": {"process": {"poll": true}}})"));
+    REQUIRE(c.has_value());
+    CHECK(c->exact.critical_needs_same_result);
+    CHECK(c->cycle.critical_needs_same_result);
+    CHECK(c->similar_args.identical_errors);
+    CHECK(c->result.count_errors == loopguard::result_rule::errors::unknown_tool);
+    CHECK_FALSE(c->escalation.user_message_restarts);
+    CHECK(*c->tools.at("process").poll);
+    const auto back = loopguard::parse_config(loopguard::to_json(*c));
+    REQUIRE(back.has_value());
+    CHECK(loopguard::to_json(*back) == loopguard::to_json(*c));
+    CHECK(error_of(R"({"detectors":{"result":{"errors":"some"}}})") ==
+          R"(detectors.result.errors: expected one of any, unknown_tool, got "some")");
   }
 
   TEST_CASE("a default-constructed config is the balanced preset") {

@@ -638,7 +638,7 @@ TEST_SUITE("preset.openhands-sdk") {
     m.on_user_message("Hello");
     CHECK(step(m, "terminal", R"({"command":"ls"})", true, "file1.txt\nfile2.txt").allowed());
   }
-  TEST_CASE("test_repeating_action_error_stuck") {
+  TEST_CASE("test_repeating_action_error_nudges_before_stuck") {
     ExecutionEconomicsManager m(preset("openhands-sdk"));
     m.on_user_message("Please run invalid_command");
     for (int i = 0; i < 2; ++i) {
@@ -646,8 +646,44 @@ TEST_SUITE("preset.openhands-sdk") {
                  "Command 'invalid_command' not found")
                 .allowed());
     }
+    const verdict nudge = m.on_tool_call_json("terminal", R"({"command":"invalid_command"})");
+    CHECK(nudge.action == action::nudge);
+    REQUIRE(fired(nudge, detector_id::similar_args));
+    CHECK(nudge.strongest().message.find("terminal") != std::string::npos);
+    m.on_tool_result("terminal", false, "Command 'invalid_command' not found");
     CHECK(m.on_tool_call_json("terminal", R"({"command":"invalid_command"})").action ==
           action::terminate);
+  }
+  // tests/sdk/conversation/local/test_stuck_detector_nudge.py
+  TEST_CASE("test_run_nudges_before_going_stuck_on_repeating_action_error") {
+    ExecutionEconomicsManager m(preset("openhands-sdk"));
+    m.on_user_message("create the file");
+    int nudges = 0;
+    bool stuck = false;
+    for (int i = 0; i < 4 && !stuck; ++i) {
+      const verdict v = m.on_tool_call_json("always_error_tool", R"({"command":"create"})");
+      nudges += v.action == action::nudge ? 1 : 0;
+      stuck = v.action == action::terminate;
+      if (!stuck) {
+        m.on_tool_result("always_error_tool", false,
+                         "`file_text` is required for command: create.");
+      }
+    }
+    CHECK(nudges == 1);
+    CHECK(stuck);
+  }
+  TEST_CASE("test_run_recovers_after_nudge_when_model_self_corrects") {
+    ExecutionEconomicsManager m(preset("openhands-sdk"));
+    m.on_user_message("create the file");
+    int nudges = 0;
+    for (int i = 0; i < 3; ++i) {
+      const verdict v = m.on_tool_call_json("always_error_tool", R"({"command":"create"})");
+      nudges += v.action == action::nudge ? 1 : 0;
+      m.on_tool_result("always_error_tool", false, "`file_text` is required for command: create.");
+    }
+    CHECK(nudges == 1);
+    CHECK(
+        m.on_text("I cannot create the file without its content; here is what I found.").allowed());
   }
   TEST_CASE("test_reset_after_user_message") {
     ExecutionEconomicsManager m(preset("openhands-sdk"));
@@ -944,6 +980,26 @@ TEST_SUITE("preset.openclaw") {
       m.on_tool_call_json("exec", R"({"command":"echo )" + std::to_string(i) + "\"}");
       CHECK(m.on_tool_result("exec", false, "permission denied").allowed());
     }
+  }
+  TEST_CASE("blocks repeated completed exec calls despite volatile runtime details") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    const char* call = R"({"command":"grafana-api.sh datasources"})";
+    const auto details = [](int i) {
+      return R"({"status":"completed","exitCode":0,"durationMs":)" + std::to_string(100 + i) +
+             R"(,"cwd":"/tmp/run-)" + std::to_string(i) + R"(","aggregated":"Loki\nPrometheus"})";
+    };
+    for (int i = 0; i < 20; ++i) step(m, "exec", call, true, details(i));
+    CHECK(m.on_tool_call_json("exec", call).action == action::reject);
+  }
+  TEST_CASE("exec results whose output changes are progress") {
+    ExecutionEconomicsManager m(preset("openclaw"));
+    const char* call = R"({"command":"tail -n1 build.log"})";
+    for (int i = 0; i < 20; ++i) {
+      step(m, "exec", call, true,
+           R"({"status":"completed","exitCode":0,"durationMs":7,"aggregated":"step )" +
+               std::to_string(i) + R"("})");
+    }
+    CHECK(m.on_tool_call_json("exec", call).action != action::reject);
   }
   TEST_CASE("does not flag ping-pong when alternation is broken") {
     ExecutionEconomicsManager m(preset("openclaw"));

@@ -109,6 +109,24 @@ TEST_SUITE("fingerprint") {
           fp().of_result(false, "segfault at 0x7fff0000 pid 99"));
   }
 
+  TEST_CASE("result_volatile_keys: a JSON result compared without them, at every depth") {
+    loopguard::fingerprint_options o;
+    o.result_volatile_keys = {"durationMs", "cwd"};
+    const loopguard::fingerprinter f(o);
+    CHECK(f.of_result(true, R"({"exitCode":0,"durationMs":101,"cwd":"/tmp/a","out":"Loki"})") ==
+          f.of_result(true, R"( {"cwd":"/tmp/b","out":"Loki","exitCode":0,"durationMs":7})"));
+    CHECK(f.of_result(true, R"([{"d":{"durationMs":1}},2])") ==
+          f.of_result(true, R"([{"d":{"durationMs":2}},2])"));
+    CHECK(f.of_result(true, R"({"exitCode":0,"out":"Loki"})") !=
+          f.of_result(true, R"({"exitCode":1,"out":"Loki"})"));
+    // Not JSON, or broken JSON: compared as text, so the keys' values still count.
+    CHECK(f.of_result(true, R"({"durationMs":1,)") != f.of_result(true, R"({"durationMs":2,)"));
+    CHECK(f.of_result(true, "durationMs=1") != f.of_result(true, "durationMs=2"));
+    // Without the option nothing changes: the default compares the whole text.
+    CHECK(fp().of_result(true, R"({"durationMs":1})") !=
+          fp().of_result(true, R"({"durationMs":2})"));
+  }
+
   TEST_CASE("fingerprints are stable across versions (wire contract)") {
     // These values are sent to the daemon and stored; changing them splits every swarm's counts.
     const auto c = fp().of_call_text("bash", R"({"command":"cat foo.ts"})");

@@ -239,19 +239,18 @@ int lg_set_judge(lg_guard* guard, lg_judge_fn judge, void* user_data, char** err
       guard->worker.manager().set_judge(nullptr);
       return 0;
     }
-    guard->worker.manager().set_judge(
-        [judge, user_data](const judge_digest& d) -> std::optional<judge_answer> {
-          const std::string digest = to_json(d).dump();
-          judge_answer a;
-          char reason[kReasonBytes] = "";
-          if (judge(user_data, digest.c_str(), &a.probability, &a.cost, reason, sizeof reason) !=
-              0) {
-            return std::nullopt;
-          }
-          reason[sizeof reason - 1] = '\0';  // a judge that wrote past the NUL is cut
-          a.reason = reason;
-          return a;
-        });
+    guard->worker.manager().set_judge([judge, user_data](
+                                          const judge_digest& d) -> std::optional<judge_answer> {
+      const std::string digest = to_json(d).dump();
+      judge_answer a;
+      char reason[kReasonBytes] = "";
+      if (judge(user_data, digest.c_str(), &a.probability, &a.cost, reason, sizeof reason) != 0) {
+        return std::nullopt;
+      }
+      reason[sizeof reason - 1] = '\0';  // a judge that wrote past the NUL is cut
+      a.reason = reason;
+      return a;
+    });
     return 0;
   }));
 }

@@ -16,9 +16,14 @@ constexpr std::uint32_t kMaxWindow = 1000;
 void read_ladder(object x, ladder& steps) {
   x.integer("warn_at", steps.warn_at, 1, kMaxCount);
   x.integer("critical_at", steps.critical_at, 0, kMaxCount);
+  x.integer("terminate_at", steps.terminate_at, 0, kMaxCount);
   if (x.ok() && steps.critical_at != 0 && steps.critical_at < steps.warn_at) {
     x.fail("critical_at", "0 (never) or at least warn_at (" + std::to_string(steps.warn_at) + ")",
            json(steps.critical_at));
+  }
+  if (x.ok() && steps.terminate_at != 0 && steps.terminate_at < steps.warn_at) {
+    x.fail("terminate_at", "0 (never) or at least warn_at (" + std::to_string(steps.warn_at) + ")",
+           json(steps.terminate_at));
   }
 }
 
@@ -146,6 +151,7 @@ void read_fingerprint(object x, fingerprint_options& f) {
   x.strings("volatile_keys", f.volatile_keys);
   x.strings("shell_tools", f.shell_tools);
   x.strings("command_keys", f.command_keys);
+  x.strings("result_volatile_keys", f.result_volatile_keys);
 }
 
 void read_escalation(object x, escalation_rule& e) {
@@ -189,7 +195,7 @@ void read_tools(object top, manager_config& c) {
 }
 
 json ladder_json(const ladder& l) {
-  return {{"warn_at", l.warn_at}, {"critical_at", l.critical_at}};
+  return {{"warn_at", l.warn_at}, {"critical_at", l.critical_at}, {"terminate_at", l.terminate_at}};
 }
 
 json repeat_json(const repeat_rule& r, bool exact_only) {
@@ -328,7 +334,8 @@ json to_json(const manager_config& c) {
            {{"primary_keys", f.primary_keys},
             {"volatile_keys", f.volatile_keys},
             {"shell_tools", f.shell_tools},
-            {"command_keys", f.command_keys}}},
+            {"command_keys", f.command_keys},
+            {"result_volatile_keys", f.result_volatile_keys}}},
           {"detectors", detectors_json(c)},
           {"escalation",
            {{"terminate_after", e.terminate_after},

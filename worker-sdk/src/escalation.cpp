@@ -5,6 +5,7 @@
 namespace loopguard::sdk {
 
 severity count_severity(std::uint32_t count, const ladder& steps) {
+  if (steps.terminate_at > 0 && count >= steps.terminate_at) return severity::terminate;
   if (steps.critical_at > 0 && count >= steps.critical_at) return severity::critical;
   if (steps.warn_at > 0 && count >= steps.warn_at) return severity::warn;
   return severity::none;

@@ -149,13 +149,18 @@ manager_config openhands() {
 
 // OpenHands software-agent-sdk StuckDetector: the same thresholds; upstream scans the last 20
 // events, approximated by a window of 20 calls for the exact rule; any 3 agent messages in a
-// row (content not compared); stuck ends the conversation.
+// row (content not compared); the same action failing: one nudge at the 3rd time, stuck at the
+// 4th (#4332); stuck ends the conversation; only events after the last user message count.
 manager_config openhands_sdk() {
   manager_config c = openhands();
   c.preset = "openhands-sdk";
   c.exact.window = 20;
-  c.summary = {true, {3, 0}};
-  c.escalation.user_message_restarts = true;  // the SDK looks only after the last user message
+  c.exact.steps = {4, 0, /*terminate_at=*/4};
+  c.cycle.steps = {3, 0, 3};
+  c.summary = {true, {3, 0, 3}};
+  c.similar_args.steps = {3, 0, 4};
+  c.escalation.terminate_after = 0;  // each rule's own terminate_at stops the run
+  c.escalation.user_message_restarts = true;
   return c;
 }
 
@@ -209,6 +214,8 @@ manager_config openclaw() {
               100,
               result_rule::errors::unknown_tool};
   for (const char* poll_tool : {"command_status", "process"}) c.tools[poll_tool].poll = true;
+  // openclaw compares an exec result without its runtime details.
+  c.fingerprint.result_volatile_keys = {"pid", "durationMs", "cwd"};
   c.escalation.reject_at_critical = true;
   return c;
 }

@@ -46,6 +46,9 @@ struct fingerprint_options {
                                        "bash_tool"};
   // The argument keys of a shell tool that hold the command line.
   std::vector<std::string> command_keys{"command", "cmd"};
+  // Keys dropped at every depth from a result that is a JSON object or array before it is
+  // compared (runtime details such as a duration or a working directory); none by default.
+  std::vector<std::string> result_volatile_keys;
 };
 
 struct call_fingerprint {
@@ -98,6 +101,7 @@ class fingerprinter {
   fingerprint_options options_;
   key_set primary_;
   key_set volatile_;
+  key_set result_volatile_;
   key_set shell_tools_;  // lowercase
 };
 

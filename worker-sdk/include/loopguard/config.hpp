@@ -21,6 +21,7 @@ namespace loopguard {
 struct ladder {
   std::uint32_t warn_at = 3;
   std::uint32_t critical_at = 6;
+  std::uint32_t terminate_at = 0;  // this count ends the run whatever the episode count; 0 = never
 };
 
 enum class count_mode { consecutive, window, both };

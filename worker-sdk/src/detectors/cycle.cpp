@@ -73,7 +73,9 @@ std::optional<finding> check_cycle(const call_history& history, const call_recor
   if (rule.critical_needs_same_result && !outcome_aware && f.steps.critical_at > 0 &&
       best.reps >= f.steps.critical_at &&
       longest_cycle(seq, rule, true).reps < f.steps.critical_at) {
-    f.steps.critical_at = 0;  // the calls cycle, but their results move on: a warning at most
+    // The calls cycle, but their results move on: a warning at most.
+    f.steps.critical_at = 0;
+    f.steps.terminate_at = 0;
   }
   f.loop_start = seq.at(best.span - 1).event_index;
   f.confidence = 0.9;

@@ -118,7 +118,9 @@ std::optional<finding> check_exact(const call_history& history, const call_recor
     if (rule.critical_needs_same_result && steps.critical_at > 0 &&
         best.count >= steps.critical_at &&
         same_result_streak(history, current, rule.window) < steps.critical_at) {
-      f.steps.critical_at = 0;  // repeats, but not without progress: no more than a warning
+      // Repeats, but not without progress: no more than a warning.
+      f.steps.critical_at = 0;
+      f.steps.terminate_at = 0;
     }
     f.loop_start = best.loop_start;
     f.confidence = best.results_known ? 1.0 : 0.9;

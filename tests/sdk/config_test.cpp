@@ -127,7 +127,8 @@ TEST_SUITE("config") {
           R"(detectors.exact.enabled: expected true or false, got "yes")");
     CHECK(error_of(R"({"detectors":{"exactt":{}}})") ==
           "detectors.exactt: unknown key, expected one of bash_cascade, content, cycle, exact, "
-          "judge, limit, output_similarity, result, similar_args, structural, summary, test_fix");
+          "intent, judge, limit, output_similarity, result, similar_args, structural, summary, "
+          "test_fix");
     CHECK(error_of(R"({"detectors":{"exact":{"warnat":3}}})")
               .starts_with("detectors.exact.warnat: unknown key, expected one of"));
     CHECK(error_of(R"({"preset":"nope"})").starts_with("preset: expected one of"));

@@ -98,6 +98,27 @@ void read_content(object x, content_rule& rule) {
   }
 }
 
+void read_intent(object x, intent_rule& rule) {
+  x.boolean("enabled", rule.enabled);
+  read_ladder(x, rule.steps);
+  // The phrase and one-word-line ladders (literal keys: the reader keeps the keys it read).
+  x.integer("phrase_warn_at", rule.phrase_steps.warn_at, 1, kMaxCount);
+  x.integer("phrase_critical_at", rule.phrase_steps.critical_at, 0, kMaxCount);
+  x.integer("token_warn_at", rule.token_steps.warn_at, 1, kMaxCount);
+  x.integer("token_critical_at", rule.token_steps.critical_at, 0, kMaxCount);
+  for (auto [name, steps] : {std::pair{"phrase_critical_at", rule.phrase_steps},
+                             std::pair{"token_critical_at", rule.token_steps}}) {
+    if (x.ok() && steps.critical_at != 0 && steps.critical_at < steps.warn_at) {
+      x.fail(name,
+             "0 (never) or at least the warn_at beside it (" + std::to_string(steps.warn_at) + ")",
+             json(steps.critical_at));
+    }
+  }
+  x.string("phrase", rule.phrase, 64);
+  x.integer("min_bytes", rule.min_bytes, 0, kMaxCount);
+  x.integer("critical_min_bytes", rule.critical_min_bytes, 0, kMaxCount);
+}
+
 void read_streak(object x, streak_rule& rule) {
   x.boolean("enabled", rule.enabled);
   read_ladder(x, rule.steps);
@@ -140,6 +161,7 @@ void read_detectors(object d, manager_config& c) {
   read_output_similarity(d.at("output_similarity"), c.output_similarity);
   read_content(d.at("content"), c.content);
   read_streak(d.at("summary"), c.summary);
+  read_intent(d.at("intent"), c.intent);
   read_failures(d.at("test_fix"), c.test_fix);
   read_failures(d.at("bash_cascade"), c.bash_cascade);
   read_limit(d.at("limit"), c.limit);
@@ -271,6 +293,14 @@ json detectors_json(const manager_config& c) {
                                  {"max_distance", co.max_distance},
                                  {"max_history", co.max_history}})},
           {"summary", streak_json(c.summary)},
+          {"intent", rule_json(c.intent.steps, c.intent.enabled,
+                               {{"phrase_warn_at", c.intent.phrase_steps.warn_at},
+                                {"phrase_critical_at", c.intent.phrase_steps.critical_at},
+                                {"token_warn_at", c.intent.token_steps.warn_at},
+                                {"token_critical_at", c.intent.token_steps.critical_at},
+                                {"phrase", c.intent.phrase},
+                                {"min_bytes", c.intent.min_bytes},
+                                {"critical_min_bytes", c.intent.critical_min_bytes}})},
           {"test_fix", failures_json(c.test_fix)},
           {"bash_cascade", failures_json(c.bash_cascade)},
           {"limit",

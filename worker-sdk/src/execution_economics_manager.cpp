@@ -12,6 +12,7 @@
 #include "detectors/content_loop.hpp"
 #include "detectors/cycle.hpp"
 #include "detectors/failure_signature.hpp"
+#include "detectors/intent.hpp"
 #include "detectors/limits.hpp"
 #include "detectors/output_similarity.hpp"
 #include "detectors/repeat_chain.hpp"
@@ -70,7 +71,9 @@ struct run_state {
   double cost = 0;
   std::optional<double> started_at;
   bool streaming = false;
-  std::string chunk_tail;  // an incomplete UTF-8 sequence at the end of the last chunk
+  std::string streamed;              // intent: the reply streamed so far (its newer part)
+  std::size_t streamed_checked = 0;  // streamed's size at its last intent check
+  std::string chunk_tail;            // an incomplete UTF-8 sequence at the end of the last chunk
   last_event last = last_event::none;
   std::size_t next_index = 0;
   manager_stats stats;
@@ -286,6 +289,7 @@ struct ExecutionEconomicsManager::impl : run_state {
 
   // A tool call ends the text stream (with any incomplete character) and the text-only streak.
   void end_text() {
+    end_stream();
     text_turns.clear();
     esc.quiet_all(detector_id::summary);
     streaming = false;
@@ -465,7 +469,12 @@ struct ExecutionEconomicsManager::impl : run_state {
     if (config.content.enabled) {
       report(findings, content_of_turn(content_text, index), {detector_id::content, std::nullopt});
     }
+    if (config.intent.enabled) {
+      report(findings, sdk::check_intent(content_text, config.intent, /*streaming=*/false),
+             {detector_id::intent, sdk::identity_of(sdk::fixed_loop::announced_intent)});
+    }
     streaming = false;
+    end_stream();
     add_limits(findings, index);
     note(index, "text", {}, content_text);
     maybe_judge(findings, index);
@@ -484,7 +493,31 @@ struct ExecutionEconomicsManager::impl : run_state {
     if (config.content.enabled) {
       if (auto f = content.feed(chunk, index)) findings.push_back(std::move(*f));
     }
+    if (config.intent.enabled) {
+      if (auto f = intent_so_far(chunk)) findings.push_back(std::move(*f));
+    }
     return decide(findings, index, false);
+  }
+
+  // intent during a stream: the reply so far, looked at again every kIntentStep bytes (only a
+  // critical level is reported before the reply is complete).
+  static constexpr std::size_t kIntentStep = 400;
+  static constexpr std::size_t kIntentKeep = 64 * 1024;
+  std::optional<sdk::finding> intent_so_far(std::string_view chunk) {
+    streamed.append(chunk);
+    if (streamed.size() > kIntentKeep) {
+      const std::size_t drop = streamed.size() - kIntentKeep / 2;
+      streamed.erase(0, drop);
+      streamed_checked = streamed_checked > drop ? streamed_checked - drop : 0;
+    }
+    if (streamed.size() < streamed_checked + kIntentStep) return std::nullopt;
+    streamed_checked = streamed.size();
+    return sdk::check_intent(streamed, config.intent, /*streaming=*/true);
+  }
+
+  void end_stream() {
+    streamed.clear();
+    streamed_checked = 0;
   }
 
   // What a user message restarts: every count of the agent's own repetition. The episodes stay
@@ -497,6 +530,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     similar_outputs.reset();
     content.reset();
     streaming = false;
+    end_stream();
     chunk_tail.clear();
     for (std::size_t d = 0; d < kDetectorCount; ++d) {
       const auto id = static_cast<detector_id>(d);

@@ -133,6 +133,10 @@ nudge_text text_body(const finding& f) {
       return {"The text you are writing keeps repeating the same passage (\"" +
                   std::string(utf8::cut(f.detail, 40)) + "...\").",
               "Stop this reply and continue with a concrete action."};
+    case detector_id::intent:
+      return {"This reply keeps announcing what you will do instead of doing it (" + f.detail +
+                  ": " + n(f.count) + " times).",
+              "Stop describing the next step: make exactly one tool call that does it now."};
     default:  // summary
       return {"That is " + n(f.count) +
                   " replies in a row without a tool call: you are summarising instead of "
@@ -171,6 +175,7 @@ nudge_text body(const finding& f) {
     case detector_id::output_similarity:
     case detector_id::content:
     case detector_id::summary:
+    case detector_id::intent:
       return text_body(f);
     case detector_id::limit:
       return {"Safety limit: " + f.detail + ".", "Wrap up: report what is done and what remains."};

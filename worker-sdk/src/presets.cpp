@@ -19,6 +19,7 @@ manager_config all_off(const char* name) {
   c.output_similarity.enabled = false;
   c.content.enabled = false;
   c.summary.enabled = false;
+  c.intent.enabled = false;
   c.test_fix.enabled = false;
   c.bash_cascade.enabled = false;
   c.limit.enabled = false;
@@ -165,10 +166,13 @@ manager_config openhands_sdk() {
 }
 
 // cline: the same tool with the same parameters (task_progress ignored) warns at 3 in a row and
-// escalates at 5; 3 consecutive mistakes stop a headless task. Calls are never refused.
+// escalates at 5; 3 consecutive mistakes stop a headless task; a reply that keeps announcing
+// instead of doing ("let me" 12 / 24 times, the same line 8 / 16 times, a one-word line 20 / 40
+// times) is soft / hard. Calls are never refused.
 manager_config cline() {
   manager_config c = all_off("cline");
   c.exact = {true, {3, 5}, count_mode::consecutive, 1000, 0, false};
+  c.intent.enabled = true;  // intent_rule's numbers are cline's text-loop defaults
   c.escalation.reject_at_critical = false;
   c.escalation.repeat_nudges = false;  // one warning at 3, one escalation at 5
   c.limit = {true, 0, 0, 0, 3, 1};

@@ -30,6 +30,8 @@ constexpr std::string_view name_of(detector_id d) {
       return "bash_cascade";
     case detector_id::limit:
       return "limit";
+    case detector_id::intent:
+      return "intent";
     case detector_id::judge:
       return "judge";
     case detector_id::global:

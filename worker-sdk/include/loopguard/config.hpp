@@ -94,6 +94,19 @@ struct content_rule {
   std::uint32_t max_history = 5000;  // bytes of the stream kept
 };
 
+// intent (docs/detectors.md, "[intent]"): one reply that keeps announcing instead of doing.
+// Off in Loopguard's own presets; the cline preset turns it on with these numbers.
+struct intent_rule {
+  bool enabled = false;
+  ladder steps{8, 16};          // the reply's last line and its near copies right before it
+  ladder phrase_steps{12, 24};  // `phrase` anywhere in the reply
+  ladder token_steps{20, 40};   // a one-word last line and its copies right before it
+  std::string phrase = "let me";
+  std::uint32_t min_bytes = 200;  // shorter replies are not looked at
+  // Repeated lines and the phrase reach critical only in a reply at least this long.
+  std::uint32_t critical_min_bytes = 1500;
+};
+
 struct streak_rule {  // summary
   bool enabled = true;
   ladder steps{3, 5};
@@ -167,6 +180,7 @@ struct manager_config {
   output_similarity_rule output_similarity;
   content_rule content;
   streak_rule summary{true, {3, 5}};
+  intent_rule intent;
   failure_rule test_fix{true, {3, 5}, 80, 10};
   failure_rule bash_cascade{true, {3, 5}, 80, 10};
   limit_rule limit;

@@ -24,6 +24,7 @@ enum class detector_id {
   summary,
   test_fix,
   bash_cascade,
+  intent,  // one reply announcing instead of doing (docs/detectors.md, "[intent]")
   limit,
   judge,   // the caller's judge hook (docs/sdk.md, "Judge hook")
   global,  // keep last: kDetectorCount counts up to it

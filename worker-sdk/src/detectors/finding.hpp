@@ -20,6 +20,7 @@ enum class fixed_loop : std::uint64_t {
   text_only_turns = 107,         // summary: replies without a tool call
   failing_test_runs = 108,       // test_fix: failing test runs
   failing_shell_commands = 109,  // bash_cascade: failing shell commands
+  announced_intent = 110,        // intent: a reply announcing instead of doing
   iterations = 200,              // limit: max_iterations
   wall_time = 201,               // limit: max_wall_seconds
   cost = 202,                    // limit: max_cost

@@ -256,6 +256,17 @@ json rule_json(const ladder& steps, bool enabled, json extra) {
   return extra;
 }
 
+json intent_json(const intent_rule& r) {
+  return rule_json(r.steps, r.enabled,
+                   {{"phrase_warn_at", r.phrase_steps.warn_at},
+                    {"phrase_critical_at", r.phrase_steps.critical_at},
+                    {"token_warn_at", r.token_steps.warn_at},
+                    {"token_critical_at", r.token_steps.critical_at},
+                    {"phrase", r.phrase},
+                    {"min_bytes", r.min_bytes},
+                    {"critical_min_bytes", r.critical_min_bytes}});
+}
+
 json detectors_json(const manager_config& c) {
   const auto& cy = c.cycle;
   const auto& sa = c.similar_args;
@@ -293,14 +304,7 @@ json detectors_json(const manager_config& c) {
                                  {"max_distance", co.max_distance},
                                  {"max_history", co.max_history}})},
           {"summary", streak_json(c.summary)},
-          {"intent", rule_json(c.intent.steps, c.intent.enabled,
-                               {{"phrase_warn_at", c.intent.phrase_steps.warn_at},
-                                {"phrase_critical_at", c.intent.phrase_steps.critical_at},
-                                {"token_warn_at", c.intent.token_steps.warn_at},
-                                {"token_critical_at", c.intent.token_steps.critical_at},
-                                {"phrase", c.intent.phrase},
-                                {"min_bytes", c.intent.min_bytes},
-                                {"critical_min_bytes", c.intent.critical_min_bytes}})},
+          {"intent", intent_json(c.intent)},
           {"test_fix", failures_json(c.test_fix)},
           {"bash_cascade", failures_json(c.bash_cascade)},
           {"limit",

@@ -134,7 +134,13 @@ int main(int argc, char** argv) {
   CLI::App app{"loopguardd: swarm-wide doom-loop detection daemon"};
   flags f;
   add_flags(app, f);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version end parsing with success; any other is a bad flag: exit 2, as
+    // documented (docs/operations.md), not CLI11's own codes.
+    return app.exit(e) == 0 ? 0 : 2;
+  }
   spdlog::set_default_logger(spdlog::stderr_color_mt("loopguardd"));  // stdout: the port line
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
 

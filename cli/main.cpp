@@ -18,9 +18,12 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // --help and --version end parsing with success; any other is a usage error: exit 2, as bad
-    // input is for every command (README, "loopguard"), not CLI11's own codes (105, 106, ...).
-    return app.exit(e) == 0 ? 0 : 2;
+    // A command's own exit status (RuntimeError) stands; --help and --version end parsing with
+    // success; any other is a usage error: exit 2, as bad input is for every command (README,
+    // "loopguard"), not CLI11's own codes (105, 106, ...).
+    const int code = app.exit(e);
+    if (code == 0 || dynamic_cast<const CLI::RuntimeError*>(&e) != nullptr) return code;
+    return 2;
   } catch (const std::exception& e) {
     // Bad input is reported by the commands (exit 2); anything reaching here is our bug, said
     // plainly instead of an abort.

@@ -5,7 +5,6 @@
 #include <boost/asio/post.hpp>
 
 #include "loopguard/utf8.hpp"
-#include "service/checkpointer.hpp"
 
 namespace loopguard::daemon {
 
@@ -197,9 +196,9 @@ void websocket_session::on_events(const protocol::events& m) {
   ingest_result r = ctx_->service.ingest(*id_, m.items);
   ctx_->metrics.events_applied += r.applied;
   ctx_->metrics.events_duplicate += r.duplicates;
-  if (r.applied + r.duplicates > 0) unacked_.emplace_back(r.epoch, r.last_seq);
-  if (ctx_->service.pending_events() >= checkpointer::kEagerEvents && ctx_->nudge_checkpoint) {
-    ctx_->nudge_checkpoint();
+  if (r.applied + r.duplicates > 0) {
+    unacked_.emplace_back(r.epoch, r.last_seq);
+    if (ctx_->nudge_checkpoint) ctx_->nudge_checkpoint();  // group commit: the ack waits on it
   }
   // The sender's own copy is queued here, on its strand, before anything else can be: the
   // ack of this batch (posted by the checkpointer, maybe already) always follows its verdicts.
@@ -220,6 +219,7 @@ void websocket_session::on_gap(const protocol::gap& m) {
   ++ctx_->metrics.gaps;
   ctx_->metrics.events_lost += m.to - m.from + 1;
   unacked_.emplace_back(*epoch, m.to);
+  if (ctx_->nudge_checkpoint) ctx_->nudge_checkpoint();
 }
 
 void websocket_session::on_complete(const protocol::swarm_complete& m) {

@@ -1,6 +1,9 @@
-// Group commit: one thread that, every `interval` (or sooner when kEagerEvents events are
-// pending), takes the log record and sequence numbers from the swarm_service, writes them to
-// the store as one transaction, and reports the epoch that became durable. Once the log holds
+// Group commit: one thread that takes the log record and sequence numbers from the
+// swarm_service, writes them to the store as one transaction, and reports the epoch that became
+// durable. It commits as soon as there is work waiting for an ack (a session calls nudge())
+// and the previous commit has finished, so at low load a batch gets its own commit and under
+// load every batch that arrived during one commit shares the next; `interval` only bounds the
+// wait when nothing nudges (work no ack waits for). Once the log holds
 // `compact_log_bytes` since the last compaction, and at the final checkpoint, it compacts
 // instead: writes the rows changed since then and truncates the log (docs/storage.md). A
 // failed checkpoint is kept and retried with the next one; nothing is acknowledged until it
@@ -22,7 +25,6 @@ namespace loopguard::daemon {
 
 class checkpointer {
  public:
-  static constexpr std::size_t kEagerEvents = 8192;
   static constexpr std::size_t kCompactLogBytes = std::size_t{64} << 20;
 
   // Called on the checkpointer thread after each commit; must not block for long.
@@ -36,7 +38,8 @@ class checkpointer {
   checkpointer& operator=(const checkpointer&) = delete;
 
   void start();
-  // Asks for a checkpoint now (load: many events pending). Thread-safe.
+  // Asks for a checkpoint as soon as the one in progress (if any) has finished: an ack is
+  // waiting. Thread-safe; cheap enough to call for every batch.
   void nudge();
   // Stops the thread after one last checkpoint; true when everything was committed.
   bool stop();

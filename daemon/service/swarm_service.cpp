@@ -173,7 +173,6 @@ ingest_result swarm_service::ingest(const worker_identity& id,
     ++r.applied;
   }
   if (r.applied > 0) ledger_.advance(id, last);
-  pending_events_ += r.applied;
   r.last_seq = last;
   return r;
 }
@@ -219,7 +218,6 @@ checkpoint swarm_service::take_checkpoint(bool compact) {
     c.log.push_back(log_.take());
   }
   c.sequences = ledger_.take_changes();
-  pending_events_ = 0;
   return c;
 }
 
@@ -231,11 +229,6 @@ void swarm_service::mark_durable(const checkpoint& c) {
 std::size_t swarm_service::log_bytes() const {
   std::lock_guard lock(mu_);
   return log_bytes_;
-}
-
-std::size_t swarm_service::pending_events() const {
-  std::lock_guard lock(mu_);
-  return pending_events_;
 }
 
 }  // namespace loopguard::daemon

@@ -75,7 +75,6 @@ class swarm_service {
     std::lock_guard lock(mu_);
     return f(state_);
   }
-  std::size_t pending_events() const;  // applied since the last take_checkpoint()
 
  private:
   // restore_from's steps, under mu_: the fingerprint rows go into the state as the store reads
@@ -89,7 +88,6 @@ class swarm_service {
   event_log_writer log_;
   std::size_t log_bytes_ = 0;  // since the last compaction, the pending record excluded
   std::uint64_t epoch_ = 1;
-  std::size_t pending_events_ = 0;
 };
 
 }  // namespace loopguard::daemon

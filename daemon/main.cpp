@@ -64,7 +64,8 @@ void add_flags(CLI::App& app, flags& f) {
   app.add_option("--config", f.config_file, "JSON config: swarm rules, limits");
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
   app.add_option("--threads", f.threads, "I/O threads")->check(CLI::Range(1, 64));
-  app.add_option("--checkpoint-interval", f.interval_ms, "group-commit interval in ms (default 50)")
+  app.add_option("--checkpoint-interval", f.interval_ms,
+                 "longest wait in ms for a commit no ack waits on (default 50)")
       ->check(CLI::Range(1L, 60000L));
   app.add_option("--idle-timeout", f.idle_ms, "close a connection silent this many ms")
       ->check(CLI::Range(100L, 86400000L));

@@ -19,12 +19,14 @@ daemon_process::daemon_process(const std::string& dir, const std::string& db,
   const std::string tag = std::to_string(counter++);
   log_path_ = dir + "/loopguardd-" + tag + ".log";
   const std::string port_file = dir + "/port-" + tag;
-  std::vector<std::string> args{"--db", db, "--port-file", port_file, "--checkpoint-interval",
-                                "10"};
-  // A restart on the port of an earlier daemon passes its own --listen.
-  if (std::find(extra.begin(), extra.end(), "--listen") == extra.end()) {
-    args.insert(args.end(), {"--listen", "127.0.0.1:0"});
-  }
+  std::vector<std::string> args{"--db", db, "--port-file", port_file};
+  const auto given = [&](const char* flag) {
+    return std::find(extra.begin(), extra.end(), flag) != extra.end();
+  };
+  // A restart on the port of an earlier daemon passes its own --listen; a test of the commit
+  // timing its own --checkpoint-interval.
+  if (!given("--checkpoint-interval")) args.insert(args.end(), {"--checkpoint-interval", "10"});
+  if (!given("--listen")) args.insert(args.end(), {"--listen", "127.0.0.1:0"});
   args.insert(args.end(), extra.begin(), extra.end());
   pid_ = spawn_child(LOOPGUARDD_PATH, args, {log_path_, log_path_, true});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -124,6 +124,21 @@ TEST_SUITE("e2e") {
     }
   }
 
+  TEST_CASE("group commit: a batch is acknowledged without waiting for the interval" *
+            doctest::timeout(60)) {
+    // With an interval of a minute, every ack below can only come from the batch asking for
+    // a commit itself (each one within 10 s: a tick would take 60).
+    test::temp_dir dir;
+    daemon_process d(dir.file(""), dir.file("lg.db"), {"--checkpoint-interval", "60000"});
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    ws_client w(d.port());
+    REQUIRE(w.hello("lone", "w0", "inc") == 0u);
+    for (std::uint64_t seq = 1; seq <= 20; ++seq) {
+      w.send(batch(seq, seq, 5));
+      REQUIRE_MESSAGE(w.wait_ack(seq, 10s), "no ack for batch ", seq);
+    }
+  }
+
   TEST_CASE("SIGTERM drains and checkpoints; a restart keeps everything" * doctest::timeout(30)) {
     test::temp_dir dir;
     std::string before;

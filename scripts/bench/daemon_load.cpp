@@ -46,13 +46,18 @@ struct options {
   std::uint64_t seed = 42;
   double t0 = 0;    // event times start here (seconds)
   int poll_ms = 0;  // 0: no polling
+  double rate = 0;  // events/s over all connections, paced; 0: as fast as in_flight allows
   std::string poll_target = "/api/swarms/bench";
 };
 
 class worker : public std::enable_shared_from_this<worker> {
  public:
   worker(net::io_context& ioc, const options& o, int index)
-      : ws_(ioc), o_(o), index_(index), rng_(o.seed + static_cast<std::uint64_t>(index)) {}
+      : ws_(ioc),
+        timer_(ioc),
+        o_(o),
+        index_(index),
+        rng_(o.seed + static_cast<std::uint64_t>(index)) {}
 
   void connect() {
     beast::get_lowest_layer(ws_).connect({net::ip::make_address("127.0.0.1"), o_.port});
@@ -73,6 +78,9 @@ class worker : public std::enable_shared_from_this<worker> {
   void start(std::uint64_t quota, std::uint64_t key_offset) {
     quota_ = quota;
     key_offset_ = key_offset;
+    // Paced connections start spread over one batch gap, not all at once.
+    next_due_ = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                        batch_gap() * index_ / std::max(1, o_.connections));
     do_read();
     pump();
   }
@@ -104,20 +112,43 @@ class worker : public std::enable_shared_from_this<worker> {
     return e;
   }
 
+  // The time between two batches of one paced connection.
+  std::chrono::duration<double> batch_gap() const {
+    if (o_.rate <= 0) return std::chrono::duration<double>(0);
+    return std::chrono::duration<double>(static_cast<double>(o_.batch) * o_.connections / o_.rate);
+  }
+
   void pump() {
-    while (sent_ < quota_ && pending_.size() < o_.in_flight) {
-      loopguard::protocol::events b;
-      const std::uint64_t n = std::min<std::uint64_t>(o_.batch, quota_ - sent_);
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::uint64_t k = o_.keys ? rng_() % o_.keys : key_offset_ + sent_ + i;
-        // Results change on every call: the load measures counting, not verdict fan-out.
-        b.items.push_back(
-            make_event(0x1000000ULL + k, rng_(), o_.t0 + static_cast<double>(sent_ + i) * 1e-3));
-      }
-      sent_ += n;
-      pending_.emplace_back(seq_, clock_type::now());
-      enqueue(loopguard::protocol::encode_binary(b));
+    const bool paced = o_.rate > 0;
+    while (sent_ < quota_ && pending_.size() < o_.in_flight &&
+           (!paced || clock_type::now() >= next_due_)) {
+      // A paced batch's latency counts from when it was due, so a batch held back by the
+      // in-flight limit is not measured as faster than it was (no coordinated omission).
+      send_batch(paced ? next_due_ : clock_type::now());
+      if (paced) next_due_ += std::chrono::duration_cast<clock_type::duration>(batch_gap());
     }
+    if (paced && sent_ < quota_ && !timer_armed_) {
+      timer_armed_ = true;
+      timer_.expires_at(next_due_);
+      timer_.async_wait([self = shared_from_this()](beast::error_code) {
+        self->timer_armed_ = false;
+        self->pump();
+      });
+    }
+  }
+
+  void send_batch(clock_type::time_point due) {
+    loopguard::protocol::events b;
+    const std::uint64_t n = std::min<std::uint64_t>(o_.batch, quota_ - sent_);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t k = o_.keys ? rng_() % o_.keys : key_offset_ + sent_ + i;
+      // Results change on every call: the load measures counting, not verdict fan-out.
+      b.items.push_back(
+          make_event(0x1000000ULL + k, rng_(), o_.t0 + static_cast<double>(sent_ + i) * 1e-3));
+    }
+    sent_ += n;
+    pending_.emplace_back(seq_, due);
+    enqueue(loopguard::protocol::encode_binary(b));
   }
 
   void enqueue(std::string frame) {
@@ -162,6 +193,9 @@ class worker : public std::enable_shared_from_this<worker> {
   }
 
   beast::websocket::stream<beast::tcp_stream> ws_;
+  net::steady_timer timer_;
+  bool timer_armed_ = false;
+  clock_type::time_point next_due_;
   const options& o_;
   int index_;
   std::mt19937_64 rng_;
@@ -271,6 +305,9 @@ int main(int argc, char** argv) {
                  "first event time in s: runs a window apart do not count each other's calls");
   app.add_option("--poll-ms", o.poll_ms, "GET --poll-target every this many ms; 0: never");
   app.add_option("--poll-target", o.poll_target);
+  app.add_option("--rate", o.rate,
+                 "events/s over all connections, each sending a batch when it is due (latency "
+                 "counted from then); 0: as fast as --in-flight allows");
   CLI11_PARSE(app, argc, argv);
 
   net::io_context ioc(1);

@@ -208,7 +208,8 @@ std::optional<std::vector<std::string>> split_words(std::string_view command) {
     }
     in_word = true;
     if (c == '\\') {
-      if (i + 1 < command.size()) word += command[++i];
+      // A backslash escapes the next character; a lone one at the very end is itself (bash).
+      word += i + 1 < command.size() ? command[++i] : c;
       continue;
     }
     if (c == '\'' || c == '"') {
@@ -331,7 +332,8 @@ std::optional<std::string> file_read_target(std::string_view command) {
   auto r = read_words(*spec, *words);
   if (!r) return std::nullopt;
   if (spec->name == "sed" && !is_sed_read(*r)) return std::nullopt;
-  if (r->operands.size() != 1) return std::nullopt;
+  // One operand that names something: `cat ''` reads no file we could name.
+  if (r->operands.size() != 1 || r->operands.front().empty()) return std::nullopt;
   return clean_path(r->operands.front());
 }
 

@@ -120,6 +120,8 @@ for i, cmd in enumerate([
 ]):
     write("shell_command", f"cmd_{i:02}", cmd)
 write("shell_command", "invalid_utf8", b"cat ./f\xff\xfe//\xc3")
+# A fuzz finding (2026-11-25): a lone trailing backslash made an empty operand.
+write("shell_command", "trailing_backslash", b"bat -- \\")
 
 
 # --- result_mask -----------------------------------------------------------------------------

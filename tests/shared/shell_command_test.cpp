@@ -66,11 +66,22 @@ TEST_SUITE("shell_command") {
                             "echo x > /ro/file",
                             "FOO=1 cat a",
                             "cat 'unbalanced",
+                            "cat ''",
+                            "bat -- ''",
                             "python etl.py"};
     for (const char* cmd : others) {
       CAPTURE(cmd);
       CHECK_FALSE(shell::file_read_target(cmd).has_value());
     }
+  }
+
+  TEST_CASE("a lone backslash at the end is a backslash, as bash reads it") {
+    // Found by the fuzzer: `bat -- \` used to give an empty operand, an empty path.
+    const auto words = shell::split_words("bat -- \\");
+    REQUIRE(words.has_value());
+    CHECK(*words == std::vector<std::string>{"bat", "--", "\\"});
+    CHECK(shell::file_read_target("bat -- \\") == "\\");
+    CHECK(shell::split_words("echo a\\ b") == std::vector<std::string>{"echo", "a b"});
   }
 
   TEST_CASE("command name") {

@@ -3,8 +3,8 @@
 #include <xxhash.h>
 
 #include <algorithm>
-#include <cctype>
 
+#include "loopguard/ascii.hpp"
 #include "loopguard/result_mask.hpp"
 #include "loopguard/shell_command.hpp"
 #include "loopguard/utf8.hpp"
@@ -16,12 +16,7 @@ std::uint64_t hash(std::string_view text, std::uint64_t seed) {
   return XXH3_64bits_withSeed(text.data(), text.size(), seed);
 }
 
-std::string lowercase(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
+using ascii::lowercase;
 
 key_set to_set(const std::vector<std::string>& keys) {
   return key_set(keys.begin(), keys.end());

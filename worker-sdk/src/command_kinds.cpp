@@ -1,22 +1,15 @@
 // Which tools and commands change things, run tests, or touch files.
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <string>
 #include <vector>
 
 #include "command_kinds.hpp"
+#include "loopguard/ascii.hpp"
 #include "loopguard/shell_command.hpp"
 
 namespace loopguard::sdk {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool contains_any(std::string_view haystack, std::initializer_list<std::string_view> needles) {
   return std::any_of(needles.begin(), needles.end(), [&](std::string_view n) {
@@ -129,7 +122,7 @@ bool is_mutating_simple(const std::vector<std::string>& words) {
 }  // namespace
 
 bool is_mutating_tool(std::string_view tool) {
-  const std::string t = lower(tool);
+  const std::string t = ascii::lowercase(tool);
   return contains_any(t, {"write", "edit", "create", "delete", "remove", "apply", "patch",
                           "replace", "insert", "move", "rename", "update", "save", "commit",
                           "append", "upload", "install", "mkdir", "touch"});
@@ -144,7 +137,7 @@ bool names_read_only_command(std::string_view canonical_args) {
     if (at == std::string_view::npos) continue;
     std::string_view value = canonical_args.substr(at + key.size());
     value = value.substr(0, std::min(value.find_first_of("\" \\"), value.size()));
-    const std::string word = lower(value);
+    const std::string word = ascii::lowercase(value);
     for (std::string_view ro :
          {"view", "read", "show", "list", "get", "cat", "search", "find", "open", "ls"}) {
       if (word == ro) return true;
@@ -167,7 +160,7 @@ bool is_mutating_command(std::string_view command) {
 }
 
 bool is_test_tool(std::string_view tool) {
-  const std::string t = lower(tool);
+  const std::string t = ascii::lowercase(tool);
   return t.find("test") != std::string::npos || t == "pytest" || t == "jest";
 }
 
@@ -197,14 +190,14 @@ bool is_unproductive(bool ok, std::string_view output) {
   if (first == std::string_view::npos) return true;
   const auto last = output.find_last_not_of(" \t\r\n");
   if (last + 1 - first > 200) return false;  // a long answer is an answer
-  const std::string t = lower(output.substr(first, last + 1 - first));
+  const std::string t = ascii::lowercase(output.substr(first, last + 1 - first));
   return contains_any(t, {"no results", "no result found", "not found", "no matches",
                           "nothing found", "0 results", "no such file", "no files found"}) ||
          t == "[]" || t == "{}" || t == "null";
 }
 
 bool reports_test_failure(std::string_view output) {
-  const std::string t = lower(output);
+  const std::string t = ascii::lowercase(output);
   // "0 failed" is a pass; any other count of failures is a failure.
   for (auto p = t.find(" failed"); p != std::string::npos; p = t.find(" failed", p + 1)) {
     std::size_t k = p;

@@ -1,5 +1,7 @@
 #include "intent.hpp"
 
+#include "loopguard/ascii.hpp"
+
 namespace loopguard::sdk {
 namespace {
 
@@ -11,9 +13,7 @@ bool is_word_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-char lower(char c) {
-  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
-}
+using ascii::lower;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);

@@ -1,6 +1,7 @@
 #include "result.hpp"
 
 #include "failure_signature.hpp"
+#include "loopguard/ascii.hpp"
 
 #include <algorithm>
 #include <set>
@@ -8,10 +9,7 @@
 namespace loopguard::sdk {
 
 bool names_unknown_tool(std::string_view text) {
-  std::string lower(text.substr(0, 1024));
-  for (char& ch : lower) {
-    if (ch >= 'A' && ch <= 'Z') ch = static_cast<char>(ch - 'A' + 'a');
-  }
+  const std::string lower = ascii::lowercase(text.substr(0, 1024));
   if (lower.find("unknown tool") != std::string::npos) return true;
   const std::string_view l(lower);
   for (std::size_t at = l.find("tool "); at != std::string_view::npos;

@@ -115,7 +115,8 @@ std::optional<finding> check_exact(const call_history& history, const call_recor
   if (fires(best.count, steps)) {
     f.count = best.count;
     f.steps = steps;
-    if (rule.critical_needs_same_result && steps.critical_at > 0 &&
+    // A poll's count is already its same-result streak: nothing more to check.
+    if (rule.critical_needs_same_result && !poll && steps.critical_at > 0 &&
         best.count >= steps.critical_at &&
         same_result_streak(history, current, rule.window) < steps.critical_at) {
       // Repeats, but not without progress: no more than a warning.

@@ -18,12 +18,19 @@ constexpr std::size_t kTopFingerprints = 20;
 
 using nlohmann::json;
 
+json cost_json(const protocol::cost& c) {
+  return {{"tokens", c.tokens}, {"amount", c.amount}};
+}
+
 json summary_json(const swarm_summary& s) {
   return {{"swarm", s.swarm},
           {"fingerprints", s.fingerprints},
           {"workers", s.workers},
           {"verdicts", s.verdicts},
-          {"calls", s.calls}};
+          {"calls", s.calls},
+          {"spent", cost_json(s.spent)},
+          {"wasted", cost_json(s.wasted)},
+          {"unit", s.unit}};
 }
 
 json verdict_json(const protocol::verdict& v) {
@@ -33,6 +40,7 @@ json verdict_json(const protocol::verdict& v) {
           {"level", std::string(to_string(v.level))},
           {"calls", v.calls},
           {"workers", v.workers},
+          {"wasted", cost_json(v.wasted)},
           {"message", v.message},
           {"t", v.t}};
 }
@@ -53,6 +61,7 @@ json top_json(const std::vector<fingerprint_row>& rows) {
                    {"workers", row.stats.workers.size()},
                    {"first_seen", row.stats.first_seen},
                    {"last_seen", row.stats.last_seen},
+                   {"wasted", cost_json(row.stats.wasted)},
                    {"level", std::string(to_string(row.stats.level))}});
   }
   return top;
@@ -165,9 +174,9 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
   }
   if (target == "/healthz") return {200, "text/plain", "ok\n"};
   if (target == "/metrics") {
-    const auto counters =
-        service.read([](const shared_economics_state& s) { return s.counters(); });
-    return {200, "text/plain; version=0.0.4", metrics.render(counters)};
+    auto [counters, swarms] = service.read(
+        [](const shared_economics_state& s) { return std::pair(s.counters(), s.swarms()); });
+    return {200, "text/plain; version=0.0.4", metrics.render(counters, swarms)};
   }
   if (target == "/api/swarms") return swarm_list(service);
   constexpr std::string_view prefix = "/api/swarms/";

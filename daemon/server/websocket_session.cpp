@@ -191,7 +191,21 @@ void websocket_session::send_active_verdicts() {
   ctx_->metrics.verdicts_pushed += active.size() - skip;
 }
 
-void websocket_session::on_events(const protocol::events& m) {
+void websocket_session::on_events(protocol::events& m) {
+  // Without the feature costs are unknown fields (ignored, as protocol v1 does), and a charge
+  // event would be miscounted as a call: refused.
+  if (!ctx_->has(protocol::features::cost) && protocol::uses_cost(m)) {
+    for (std::size_t i = 0; i < m.items.size(); ++i) {
+      if (m.items[i].charge) {
+        protocol::error out{std::string(protocol::codes::bad_message),
+                            "events[" + std::to_string(i) +
+                                "]: a worker may not send a charge event (feature cost is off)"};
+        if (ctx_->has(protocol::features::error_seq)) out.seq = m.items[i].seq;
+        return fail_with(out, close_code::policy_error);
+      }
+      m.items[i].spent = {};
+    }
+  }
   ++ctx_->metrics.batches;
   ingest_result r = ctx_->service.ingest(*id_, m.items);
   ctx_->metrics.events_applied += r.applied;

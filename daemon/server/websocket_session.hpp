@@ -47,7 +47,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void on_hello(protocol::hello&& m);
   std::optional<protocol::error> refuse_hello(const protocol::hello& m) const;
   void send_active_verdicts();
-  void on_events(const protocol::events& m);
+  void on_events(protocol::events& m);
   void on_gap(const protocol::gap& m);
   void on_complete(const protocol::swarm_complete& m);
   void on_detection(protocol::detection&& m);

@@ -91,11 +91,66 @@ void daemon_metrics::render_checkpoints(std::string& out) const {
   out += "loopguard_checkpoint_seconds_count " + std::to_string(cumulative) + "\n";
 }
 
-std::string daemon_metrics::render(const state_counters& state) const {
+namespace {
+
+// A label value of the text format: backslash, double quote and newline escaped.
+std::string label_value(std::string_view v) {
+  std::string out;
+  out.reserve(v.size());
+  for (char c : v) {
+    if (c == '\\' || c == '"') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+std::string number(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+}  // namespace
+
+// One series per swarm held (a completed swarm's series end with it).
+void daemon_metrics::render_costs(std::string& out, const std::vector<swarm_summary>& swarms) {
+  struct family {
+    const char* name;
+    const char* help;
+    bool tokens;
+    bool wasted;
+  };
+  static constexpr family kFamilies[] = {
+      {"loopguard_swarm_tokens_total", "Tokens the swarm's workers reported.", true, false},
+      {"loopguard_swarm_cost_total", "Cost the swarm's workers reported, in the swarm's unit.",
+       false, false},
+      {"loopguard_swarm_wasted_tokens_total",
+       "Tokens reported by calls that counted toward a dead end (no progress).", true, true},
+      {"loopguard_swarm_wasted_cost_total",
+       "Cost reported by calls that counted toward a dead end, in the swarm's unit.", false, true},
+  };
+  for (const family& f : kFamilies) {
+    out += std::string("# HELP ") + f.name + " " + f.help + "\n# TYPE " + f.name + " counter\n";
+    for (const auto& s : swarms) {
+      const protocol::cost& c = f.wasted ? s.wasted : s.spent;
+      out += std::string(f.name) + "{swarm=\"" + label_value(s.swarm) + "\"";
+      if (!f.tokens) out += ",unit=\"" + label_value(s.unit) + "\"";
+      out += "} " + (f.tokens ? std::to_string(c.tokens) : number(c.amount)) + "\n";
+    }
+  }
+}
+
+std::string daemon_metrics::render(const state_counters& state,
+                                   const std::vector<swarm_summary>& swarms) const {
   std::string out;
   render_connections(out);
   render_state(out, state);
   render_checkpoints(out);
+  render_costs(out, swarms);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "state/shared_economics_state.hpp"
 
@@ -34,13 +35,15 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> checkpoint_latency_sum_us{0};
 
   void observe_checkpoint(double seconds, std::uint64_t rows);
-  // The text exposition; `state` supplies the evictions and fingerprint gauges.
-  std::string render(const state_counters& state) const;
+  // The text exposition; `state` supplies the evictions and fingerprint gauges, `swarms` the
+  // per-swarm cost counters.
+  std::string render(const state_counters& state, const std::vector<swarm_summary>& swarms) const;
 
  private:
   void render_connections(std::string& out) const;
   void render_state(std::string& out, const state_counters& state) const;
   void render_checkpoints(std::string& out) const;
+  static void render_costs(std::string& out, const std::vector<swarm_summary>& swarms);
 };
 
 }  // namespace loopguard::daemon

@@ -1,6 +1,7 @@
 #include "state/nudge_text.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 namespace loopguard::daemon {
@@ -25,7 +26,43 @@ std::string lifted_nudge(const nudge_facts& f) {
   return out;
 }
 
+std::string token_words(std::uint64_t n) {
+  char buf[32];
+  const auto d = static_cast<double>(n);
+  if (n < 1000) {
+    std::snprintf(buf, sizeof buf, "%llu", static_cast<unsigned long long>(n));
+  } else if (n < 10000) {
+    std::snprintf(buf, sizeof buf, "%.1fk", d / 1e3);
+  } else if (n < 1000000) {
+    std::snprintf(buf, sizeof buf, "%.0fk", d / 1e3);
+  } else if (n < 10000000) {
+    std::snprintf(buf, sizeof buf, "%.1fM", d / 1e6);
+  } else {
+    std::snprintf(buf, sizeof buf, "%.0fM", d / 1e6);
+  }
+  return std::string(buf) + (n == 1 ? " token" : " tokens");
+}
+
+std::string amount_words(double amount, std::string_view unit) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, amount >= 0.01 || amount == 0 ? "%.2f" : "%.2g", amount);
+  if (unit == "USD") return "$" + std::string(buf);
+  std::string out(buf);
+  if (!unit.empty()) out.append(" ").append(unit);
+  return out;
+}
+
 }  // namespace
+
+std::string cost_words(const protocol::cost& c, std::string_view unit) {
+  std::string out;
+  if (c.tokens > 0) out = token_words(c.tokens);
+  if (c.amount > 0) {
+    if (!out.empty()) out += ", ";
+    out += amount_words(c.amount, unit);
+  }
+  return out;
+}
 
 std::string global_nudge(severity level, const nudge_facts& f) {
   if (level == severity::none) return lifted_nudge(f);
@@ -37,6 +74,9 @@ std::string global_nudge(severity level, const nudge_facts& f) {
   out.append("`").append(f.tool).append("` was called ").append(std::to_string(f.calls));
   out.append(" times ").append(what).append(" by ").append(who);
   out.append(" of this swarm in the last ").append(window_words(f.window_seconds));
+  if (const std::string burned = cost_words(f.wasted, f.unit); !burned.empty()) {
+    out.append(" (").append(burned).append(" burned on it)");
+  }
   if (f.by_cap) {
     out +=
         ". Its results keep changing, but this volume means the swarm is spending most of its "

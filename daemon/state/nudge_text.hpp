@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
 
 namespace loopguard::daemon {
@@ -15,8 +16,14 @@ struct nudge_facts {
   std::uint32_t calls = 0;
   std::uint32_t workers = 0;
   double window_seconds = 0;
-  bool by_cap = false;  // declared by the absolute cap: its results kept changing
+  bool by_cap = false;    // declared by the absolute cap: its results kept changing
+  protocol::cost wasted;  // what its counted calls cost; empty: nothing reported
+  std::string_view unit;  // of wasted.amount; empty: none
 };
+
+// "212k tokens, $3.18" (USD is written with $; another unit follows the amount; no unit: the
+// number alone); the part not reported is left out; empty when nothing was.
+std::string cost_words(const protocol::cost& c, std::string_view unit);
 
 // Level none: the text of a lifted verdict (the dead end looks cleared; `calls` are the counted
 // calls left in the window).

@@ -39,6 +39,8 @@ void assign(swarm_event& e, const protocol::event& ev) {
   e.result = ev.result;
   e.ok = ev.ok;
   e.t = ev.t;
+  e.spent = ev.spent;
+  e.charge = ev.charge;
 }
 
 shared_economics_state::shared_economics_state(swarm_rules rules, state_options options)
@@ -77,8 +79,16 @@ inline std::uint32_t shared_economics_state::worker_id(swarm& s, const std::stri
 
 std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& raw) {
   ++events_;
+  if (raw.charge) {
+    // Charged to a call, so a swarm without one has nothing to charge (and is not created).
+    if (const auto known = swarms_.find(raw.swarm); known != swarms_.end()) {
+      charge(known->second, raw);
+    }
+    return {};
+  }
   auto [it, inserted] = swarms_.try_emplace(raw.swarm);
   swarm& s = it->second;
+  s.spent += raw.spent;
   swarm_event clocked;
   const swarm_event& e = advance_clock(s, raw, clocked);
   const std::uint32_t worker = worker_id(s, e.worker);
@@ -127,6 +137,7 @@ std::optional<protocol::verdict> shared_economics_state::touch(
   const bool counted = note_result(st, e.result, rules_.progress_aware, kMaxResultsPerFingerprint);
   ++st.calls;
   if (counted) ++st.counted;
+  if (counted && !e.spent.empty()) waste(s, key, st, e.spent);
   st.first_seen = std::min(st.first_seen, e.t);
   st.last_seen = std::max(st.last_seen, e.t);
   if (auto w = std::lower_bound(st.workers.begin(), st.workers.end(), worker);
@@ -147,6 +158,31 @@ std::optional<protocol::verdict> shared_economics_state::touch(
   const judgement j = judge(f);
   if (j.level <= st.level) return std::nullopt;
   return declare(name, s, key, f, j, e.t);
+}
+
+void shared_economics_state::waste(swarm& s, const fingerprint_key& key, fingerprint_stats& st,
+                                   const protocol::cost& c) {
+  st.wasted += c;
+  if (key.kind == fingerprint_kind::exact) s.wasted += c;
+}
+
+void shared_economics_state::charge(swarm& s, const swarm_event& e) {
+  if (e.spent.empty()) return;
+  s.spent += e.spent;
+  s.dirty = true;
+  const auto w = s.worker_ids.find(e.worker);
+  if (w == s.worker_ids.end()) return;
+  for (const fingerprint_key key : {fingerprint_key{fingerprint_kind::exact, e.exact},
+                                    fingerprint_key{fingerprint_kind::structural, e.structural}}) {
+    const auto it = s.fingerprints.find(key);
+    if (it == s.fingerprints.end()) continue;
+    const auto& window = it->second.stats.window;
+    const auto last = std::find_if(window.rbegin(), window.rend(),
+                                   [&](const window_call& c) { return c.worker == w->second; });
+    if (last == window.rend() || !last->counted) continue;
+    waste(s, key, it->second.stats, e.spent);
+    s.changed.insert(key);
+  }
 }
 
 protocol::verdict shared_economics_state::declare(const std::string& name, swarm& s,
@@ -250,8 +286,10 @@ protocol::verdict shared_economics_state::verdict_of(const std::string& name,
   v.calls = f.level_calls;
   v.workers = f.level_workers;
   v.t = f.level_t;
-  v.message =
-      global_nudge(f.level, {v.tool, v.kind, v.calls, v.workers, rules_.window_seconds, by_cap});
+  v.wasted = f.wasted;
+  v.unit = rules_.budget.unit;
+  v.message = global_nudge(f.level, {v.tool, v.kind, v.calls, v.workers, rules_.window_seconds,
+                                     by_cap, v.wasted, v.unit});
   return v;
 }
 

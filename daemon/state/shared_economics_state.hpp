@@ -35,7 +35,11 @@ struct swarm_event {
   std::uint64_t exact = 0, structural = 0;
   std::optional<std::uint64_t> result;  // result fingerprint; nullopt = no result
   bool ok = true;
-  double t = 0;  // event time in seconds (trace clock)
+  double t = 0;          // event time in seconds (trace clock)
+  protocol::cost spent;  // what the call cost, as reported
+  // No call: `spent` is charged to this worker's last call of the fingerprints (protocol
+  // event.charge); tool, summary, result and ok are not read.
+  bool charge = false;
 };
 
 // Copies a wire event's fields into `e`, leaving e.swarm and e.worker (and reusing its strings'
@@ -48,6 +52,9 @@ struct swarm_summary {
   std::size_t workers = 0;
   std::size_t verdicts = 0;  // fingerprints with a declared level
   std::uint64_t calls = 0;   // exact-fingerprint calls, i.e. events applied
+  protocol::cost spent;      // every cost the swarm's events reported
+  protocol::cost wasted;     // the part charged to counted calls (dead ends)
+  std::string unit;          // of the amounts (the rule's budget.unit)
 };
 
 // What GET /api/swarms/{id} shows, copied out of the state in one piece (no digest: computing
@@ -84,7 +91,8 @@ class shared_economics_state {
   // `rules` must pass validate(); the defaults are the defaults.
   explicit shared_economics_state(swarm_rules rules = {}, state_options options = {});
 
-  // Applies one judged call and returns the verdicts it caused, as the daemon pushes them
+  // Applies one judged call (or charge: only its cost is applied, see swarm_event) and returns
+  // the verdicts it caused, as the daemon pushes them
   // (protocol::verdict: the message is the nudge text naming the tool, calls, workers and
   // what to do instead). A declared verdict is active while its fingerprint's counted calls in
   // the window still meet its level (warn: threshold, or absolute_cap calls of any kind;
@@ -171,6 +179,7 @@ class shared_economics_state {
   struct swarm {
     double latest_t = 0;
     bool has_t = false;
+    protocol::cost spent, wasted;  // swarm totals (swarm_row)
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
     std::unordered_map<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
@@ -192,6 +201,13 @@ class shared_economics_state {
   // Moves the swarm clock for `raw`; the event at its effective time (`raw` or `clocked`).
   const swarm_event& advance_clock(swarm& s, const swarm_event& raw, swarm_event& clocked) const;
   static std::uint32_t worker_id(swarm& s, const std::string& worker);
+  // A charge event: its cost goes to the swarm's total and, when the worker's last call of a
+  // fingerprint in the window counted, to that fingerprint's wasted cost.
+  void charge(swarm& s, const swarm_event& e);
+  // Adds a counted call's cost to the fingerprint (and the swarm's wasted total, once per call:
+  // by its exact fingerprint).
+  static void waste(swarm& s, const fingerprint_key& key, fingerprint_stats& st,
+                    const protocol::cost& c);
   // Counts the call; lifts the fingerprint's verdict into `lifted` when its counts fell below
   // it; returns what the call declared.
   std::optional<protocol::verdict> touch(const std::string& name, swarm& s,

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
 
 namespace loopguard::daemon {
@@ -53,6 +54,7 @@ struct fingerprint_stats {
   std::vector<std::uint32_t> workers;  // every worker index that called it, sorted
   std::vector<window_call> window;     // arrival order
   std::vector<std::uint64_t> results;  // distinct result fingerprints seen (bounded)
+  protocol::cost wasted;               // what its counted calls cost, as reported
   friend bool operator==(const fingerprint_stats&, const fingerprint_stats&) = default;
 };
 
@@ -70,7 +72,9 @@ struct worker_row {
 
 struct swarm_row {
   std::string swarm;
-  double latest_t = 0;  // the highest event time seen: the swarm's clock for its window
+  double latest_t = 0;    // the highest event time seen: the swarm's clock for its window
+  protocol::cost spent;   // every cost its workers reported
+  protocol::cost wasted;  // the part of it charged to counted calls (exact fingerprints)
 };
 
 struct fingerprint_ref {

@@ -48,8 +48,12 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
   for (const auto& kv : s.fingerprints) rows.push_back(&kv);
   std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->first < b->first; });
   digest_writer w;
-  w.str("loopguard-swarm-digest-v1");
+  w.str("loopguard-swarm-digest-v2");
   w.str(name);
+  w.u64(s.spent.tokens);
+  w.f64(s.spent.amount);
+  w.u64(s.wasted.tokens);
+  w.f64(s.wasted.amount);
   w.u64(rows.size());
   std::vector<std::string_view> names;
   for (const auto* kv : rows) {
@@ -62,6 +66,8 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
     w.f64(f.first_seen);
     w.f64(f.last_seen);
     w.u64(static_cast<std::uint64_t>(f.level));
+    w.u64(f.wasted.tokens);
+    w.f64(f.wasted.amount);
     // Worker names, not indexes: indexes depend on arrival order.
     names.clear();
     for (auto id : f.workers) names.push_back(s.worker_names[id]);
@@ -154,8 +160,9 @@ std::optional<swarm_summary> shared_economics_state::summary(std::string_view na
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return std::nullopt;
   const swarm& s = it->second;
-  return swarm_summary{it->first, s.fingerprints.size(), s.worker_names.size(), s.declared.size(),
-                       s.exact_calls};
+  return swarm_summary{it->first,         s.fingerprints.size(), s.worker_names.size(),
+                       s.declared.size(), s.exact_calls,         s.spent,
+                       s.wasted,          rules_.budget.unit};
 }
 
 std::vector<swarm_summary> shared_economics_state::swarms() const {
@@ -253,7 +260,7 @@ state_changes shared_economics_state::take_changes() {
   cleared_.clear();
   for (auto& [name, s] : swarms_) {
     if (!s.dirty) continue;
-    out.swarms.push_back({name, s.latest_t});
+    out.swarms.push_back({name, s.latest_t, s.spent, s.wasted});
     for (auto id = s.workers_persisted; id < s.worker_names.size(); ++id) {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
@@ -272,7 +279,7 @@ state_changes shared_economics_state::take_changes() {
 state_snapshot shared_economics_state::snapshot() const {
   state_snapshot out;
   for (const auto& [name, s] : swarms_) {
-    out.swarms.push_back({name, s.latest_t});
+    out.swarms.push_back({name, s.latest_t, s.spent, s.wasted});
     for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
@@ -299,6 +306,8 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
     swarm& s = swarms_[r.swarm];
     s.latest_t = r.latest_t;
     s.has_t = true;
+    s.spent = r.spent;
+    s.wasted = r.wasted;
   }
   for (const auto& r : workers) {
     swarm& s = swarms_[r.swarm];

@@ -58,6 +58,8 @@ void read_swarm_rules(json_fields::object x, swarm_rules& out) {
   x.integer("critical_at", out.critical_at, 0, cap);
   x.integer("max_fingerprints_per_swarm", out.max_fingerprints_per_swarm, kMinFingerprints,
             kMaxFingerprints);
+  json_fields::object budget = x.member("budget");
+  budget.identifier("unit", out.budget.unit, budget_rules::kMaxUnitBytes);
 }
 
 result<swarm_rules> parse_swarm_rules(const nlohmann::json& j, swarm_rules base) {
@@ -75,7 +77,8 @@ nlohmann::json to_json(const swarm_rules& r) {
           {"progress_aware", r.progress_aware},
           {"absolute_cap", r.absolute_cap},
           {"critical_at", r.critical_at},
-          {"max_fingerprints_per_swarm", r.max_fingerprints_per_swarm}};
+          {"max_fingerprints_per_swarm", r.max_fingerprints_per_swarm},
+          {"budget", {{"unit", r.budget.unit}}}};
 }
 
 }  // namespace loopguard::daemon

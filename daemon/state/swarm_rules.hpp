@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,13 @@
 #include "loopguard/status.hpp"
 
 namespace loopguard::daemon {
+
+// What the swarm's reported costs are measured in (docs/configuration.md, "swarm.budget").
+struct budget_rules {
+  static constexpr std::size_t kMaxUnitBytes = 16;
+  std::string unit;  // the unit of the amounts events report ("USD"); empty: none said
+  friend bool operator==(const budget_rules&, const budget_rules&) = default;
+};
 
 struct swarm_rules {
   // The most calls of one fingerprint the sliding window remembers. Every call-count limit
@@ -24,6 +32,7 @@ struct swarm_rules {
   std::uint32_t absolute_cap = 50;  // all calls in the window, progress or not: `warn`
   std::uint32_t critical_at = 20;   // counted calls that declare `critical`; 0 = never
   std::size_t max_fingerprints_per_swarm = 200000;  // beyond it the coldest are evicted
+  budget_rules budget;
 };
 
 // Success when `rules` is consistent, else an error naming the key and its allowed range

@@ -9,7 +9,8 @@ namespace loopguard::daemon {
 namespace {
 
 enum class op : std::uint8_t { context = 1, event = 2, complete = 3 };
-constexpr std::uint8_t kOk = 1, kHasResult = 2;
+constexpr std::uint8_t kOk = 1, kHasResult = 2, kCharge = 4;
+constexpr std::uint8_t kOldestFormat = 1;  // no cost, no charge
 
 }  // namespace
 
@@ -35,7 +36,10 @@ void event_log_writer::event(const swarm_event& e) {
   w.put(e.structural);
   w.put(e.result.value_or(0));
   w.put(e.t);
-  w.put(static_cast<std::uint8_t>((e.ok ? kOk : 0) | (e.result ? kHasResult : 0)));
+  w.put(static_cast<std::uint8_t>((e.ok ? kOk : 0) | (e.result ? kHasResult : 0) |
+                                  (e.charge ? kCharge : 0)));
+  w.put(e.spent.tokens);
+  w.put(e.spent.amount);
 }
 
 void event_log_writer::complete(std::string_view swarm) {
@@ -60,9 +64,8 @@ class log_replayer {
       : r_(record), state_(state) {}
 
   status run() {
-    std::uint8_t format = 0;
-    if (!r_.get(format) || format != event_log_writer::kFormat) {
-      return status::error("a log record has an unknown format (" + std::to_string(format) + ")");
+    if (!r_.get(format_) || format_ < kOldestFormat || format_ > event_log_writer::kFormat) {
+      return status::error("a log record has an unknown format (" + std::to_string(format_) + ")");
     }
     while (!r_.at_end()) {
       op o{};
@@ -106,7 +109,8 @@ class log_replayer {
     std::uint64_t result = 0;
     std::uint8_t flags = 0;
     if (!r_.str(tool) || !r_.str(summary) || !r_.get(e_.exact) || !r_.get(e_.structural) ||
-        !r_.get(result) || !r_.get(e_.t) || !r_.get(flags)) {
+        !r_.get(result) || !r_.get(e_.t) || !r_.get(flags) ||
+        (format_ >= 2 && (!r_.get(e_.spent.tokens) || !r_.get(e_.spent.amount)))) {
       return status::error("a log record has a truncated event");
     }
     if (!has_context_) return status::error("a log record has an event before its context");
@@ -116,6 +120,7 @@ class log_replayer {
     repair(e_.summary);
     e_.ok = (flags & kOk) != 0;
     e_.result = (flags & kHasResult) ? std::optional<std::uint64_t>(result) : std::nullopt;
+    e_.charge = (flags & kCharge) != 0;
     state_.apply(e_);
     return {};
   }
@@ -132,6 +137,7 @@ class log_replayer {
   void repair(std::string& s) { repaired_ += utf8::repair_in_place(s); }
 
   byte_reader r_;
+  std::uint8_t format_ = 0;
   shared_economics_state& state_;
   swarm_event e_;
   bool has_context_ = false;

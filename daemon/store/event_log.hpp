@@ -17,7 +17,9 @@ namespace loopguard::daemon {
 
 class event_log_writer {
  public:
-  static constexpr std::uint8_t kFormat = 1;  // first byte of every record
+  // First byte of every record. Format 2 (schema 3) adds each event's cost and the charge flag;
+  // records of format 1 (schema 2) are still replayed.
+  static constexpr std::uint8_t kFormat = 2;
 
   // An event the state applied / a swarm it completed (only when complete() returned true).
   void event(const swarm_event& e);

@@ -33,6 +33,8 @@ void encode_fingerprint(const fingerprint_stats& f, std::string& out) {
     w.put(static_cast<std::uint8_t>(c.counted ? 1 : 0));
   }
   for (auto r : f.results) w.put(r);
+  w.put(f.wasted.tokens);
+  w.put(f.wasted.amount);
 }
 
 bool decode_fingerprint(std::string_view blob, fingerprint_stats& f) {
@@ -44,7 +46,8 @@ bool decode_fingerprint(std::string_view blob, fingerprint_stats& f) {
       !r.get(f.first_seen) || !r.get(f.last_seen) || !r.get(f.level_t) || !r.get(f.level_calls) ||
       !r.get(f.level_workers) || !r.str(tool) || !r.str(summary) || !r.get(workers) ||
       !r.get(window) || !r.get(results) || !r.take(workers, 4, a) ||
-      !r.take(window, kWindowCallBytes, b) || !r.take(results, 8, c) || !r.at_end()) {
+      !r.take(window, kWindowCallBytes, b) || !r.take(results, 8, c) || !r.get(f.wasted.tokens) ||
+      !r.get(f.wasted.amount) || !r.at_end()) {
     return false;
   }
   f.level = static_cast<severity>(level);

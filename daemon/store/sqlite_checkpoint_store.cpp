@@ -17,8 +17,12 @@ namespace {
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE swarms (
-  swarm     TEXT PRIMARY KEY,
-  latest_t  REAL NOT NULL
+  swarm          TEXT PRIMARY KEY,
+  latest_t       REAL NOT NULL,
+  spent_tokens   INTEGER NOT NULL DEFAULT 0,
+  spent_amount   REAL NOT NULL DEFAULT 0,
+  wasted_tokens  INTEGER NOT NULL DEFAULT 0,
+  wasted_amount  REAL NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
 CREATE TABLE workers (
   swarm TEXT NOT NULL,
@@ -44,6 +48,16 @@ CREATE TABLE sequences (
   seq         INTEGER NOT NULL,
   PRIMARY KEY (swarm, worker, incarnation)
 ) WITHOUT ROWID;
+)sql";
+
+// Schema 2 -> 3 (docs/storage.md, "Migrations"): the swarms' cost columns, and every
+// fingerprint blob gains its wasted cost (tokens u64, amount f64), zero.
+constexpr const char* kMigrate2To3 = R"sql(
+ALTER TABLE swarms ADD COLUMN spent_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE swarms ADD COLUMN spent_amount REAL NOT NULL DEFAULT 0;
+ALTER TABLE swarms ADD COLUMN wasted_tokens INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE swarms ADD COLUMN wasted_amount REAL NOT NULL DEFAULT 0;
+UPDATE fingerprints SET data = CAST(data || zeroblob(16) AS BLOB);
 )sql";
 
 constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
@@ -81,7 +95,9 @@ struct sqlite_checkpoint_store::impl {
     clear_swarms.emplace(db, "DELETE FROM swarms WHERE swarm = ?");
     clear_workers.emplace(db, "DELETE FROM workers WHERE swarm = ?");
     clear_fps.emplace(db, "DELETE FROM fingerprints WHERE swarm = ?");
-    put_swarm.emplace(db, "INSERT OR REPLACE INTO swarms VALUES (?, ?)");
+    put_swarm.emplace(db,
+                      "INSERT OR REPLACE INTO swarms (swarm, latest_t, spent_tokens, spent_amount, "
+                      "wasted_tokens, wasted_amount) VALUES (?, ?, ?, ?, ?, ?)");
     put_worker.emplace(db, "INSERT OR REPLACE INTO workers VALUES (?, ?, ?)");
     put_fp.emplace(db, "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?, ?)");
     erase_fp.emplace(db, "DELETE FROM fingerprints WHERE swarm = ? AND kind = ? AND fp = ?");
@@ -182,6 +198,15 @@ void create_schema(SQLite::Database& db) {
   tx.commit();
 }
 
+// Brings a file of an older readable schema to this build's, in one transaction.
+void migrate(SQLite::Database& db, int version) {
+  if (version == sqlite_checkpoint_store::kSchemaVersion) return;
+  SQLite::Transaction tx(db);
+  if (version == 2) db.exec(kMigrate2To3);
+  db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
+  tx.commit();
+}
+
 }  // namespace
 
 result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
@@ -199,7 +224,11 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
       if (check != "ok") return refusal(path, "it is corrupted (quick_check: " + check + ")");
     }
     if (auto s = configure(p->db, path); !s.ok()) return s;
-    if (version == 0) create_schema(p->db);
+    if (version == 0) {
+      create_schema(p->db);
+    } else {
+      migrate(p->db, version);
+    }
     p->prepare();
   } catch (const std::exception& e) {
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
@@ -219,10 +248,16 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
   const status s = guarded(path_, "loading the checkpoint", [&] {
     // A big cache would only keep a copy of the whole file after the rows are decoded.
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kLoadCacheKiB));
-    SQLite::Statement swarms(impl_->db, "SELECT swarm, latest_t FROM swarms");
+    SQLite::Statement swarms(impl_->db,
+                             "SELECT swarm, latest_t, spent_tokens, spent_amount, wasted_tokens, "
+                             "wasted_amount FROM swarms");
     while (swarms.executeStep()) {
+      const auto cost = [&](int col) {
+        return protocol::cost{as_uint(swarms.getColumn(col).getInt64()),
+                              swarms.getColumn(col + 1).getDouble()};
+      };
       out.state.swarms.push_back(
-          {swarms.getColumn(0).getString(), swarms.getColumn(1).getDouble()});
+          {swarms.getColumn(0).getString(), swarms.getColumn(1).getDouble(), cost(2), cost(4)});
     }
     SQLite::Statement workers(impl_->db, "SELECT swarm, id, name FROM workers");
     while (workers.executeStep()) {
@@ -308,6 +343,10 @@ status sqlite_checkpoint_store::put_swarm(const swarm_row& row) {
     st.reset();
     st.bind(1, row.swarm);
     st.bind(2, row.latest_t);
+    st.bind(3, as_int(row.spent.tokens));
+    st.bind(4, row.spent.amount);
+    st.bind(5, as_int(row.wasted.tokens));
+    st.bind(6, row.wasted.amount);
     st.exec();
   });
 }

@@ -13,7 +13,7 @@ namespace loopguard::daemon {
 
 class sqlite_checkpoint_store final : public checkpoint_store {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
   static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
 
   // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page

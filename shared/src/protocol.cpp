@@ -62,6 +62,18 @@ int read_version(object& x) {
   return version > 1000 ? 1000 : static_cast<int>(version);
 }
 
+// An optional cost object: {"tokens": N, "amount": X}, each optional, neither negative.
+void read_cost(object& x, std::string_view key, cost& out) {
+  if (!x.has(key)) return;
+  object c = x.member(key);
+  c.integer("tokens", out.tokens, 0, kMaxEventTokens);
+  c.number("amount", out.amount, 0, kMaxEventAmount);
+}
+
+json cost_json(const cost& c) {
+  return {{"tokens", c.tokens}, {"amount", c.amount}};
+}
+
 void parse_event(object x, event& e) {
   x.integer(required("seq"), e.seq);
   x.string(required("tool"), e.tool, kMaxToolBytes);
@@ -71,6 +83,8 @@ void parse_event(object x, event& e) {
   x.boolean("ok", e.ok);
   read_fp(x, "result", e.result);
   x.number(required("t"), e.t);  // finite: json_input refuses numbers beyond a double's range
+  read_cost(x, "cost", e.spent);
+  x.boolean("charge", e.charge);
 }
 
 void parse_hello(object& r, message& out) {
@@ -143,6 +157,8 @@ void parse_verdict(object& r, message& out) {
   r.integer(required("workers"), m.workers);
   r.string(required("message"), m.message, kMaxFrameBytes);
   r.number(required("t"), m.t);
+  read_cost(r, "wasted", m.wasted);
+  r.string("unit", m.unit, kMaxNameBytes);
   out = std::move(m);
 }
 
@@ -244,6 +260,8 @@ struct to_json_visitor {
              {"t", e.t}};
       if (!e.summary.empty()) x["summary"] = e.summary;
       if (e.result) x["result"] = to_hex(*e.result);
+      if (!e.spent.empty()) x["cost"] = cost_json(e.spent);
+      if (e.charge) x["charge"] = true;
       list.push_back(std::move(x));
     }
     return {{"type", "events"}, {"events", std::move(list)}};
@@ -251,16 +269,19 @@ struct to_json_visitor {
   json operator()(const ack& m) const { return {{"type", "ack"}, {"seq", m.seq}}; }
   json operator()(const gap& m) const { return {{"type", "gap"}, {"from", m.from}, {"to", m.to}}; }
   json operator()(const verdict& m) const {
-    return {{"type", "verdict"},
-            {"swarm", m.swarm},
-            {"tool", m.tool},
-            {"kind", m.kind},
-            {"fingerprint", to_hex(m.fingerprint)},
-            {"level", std::string(to_string(m.level))},
-            {"calls", m.calls},
-            {"workers", m.workers},
-            {"message", m.message},
-            {"t", m.t}};
+    json j{{"type", "verdict"},
+           {"swarm", m.swarm},
+           {"tool", m.tool},
+           {"kind", m.kind},
+           {"fingerprint", to_hex(m.fingerprint)},
+           {"level", std::string(to_string(m.level))},
+           {"calls", m.calls},
+           {"workers", m.workers},
+           {"message", m.message},
+           {"t", m.t}};
+    if (!m.wasted.empty()) j["wasted"] = cost_json(m.wasted);
+    if (!m.unit.empty()) j["unit"] = m.unit;
+    return j;
   }
   json operator()(const swarm_complete& m) const {
     return {{"type", "swarm_complete"}, {"swarm", m.swarm}};
@@ -325,6 +346,14 @@ class byte_reader {
 };
 
 constexpr std::string_view kBinaryMagic = "LGB1";
+constexpr std::string_view kBinaryMagicCost = "LGB2";  // each event also has tokens and amount
+constexpr unsigned kFlagOk = 1, kFlagResult = 2, kFlagCharge = 4;
+
+// 1 or 2 for a frame that starts with a batch magic; 0 otherwise.
+int binary_version(std::string_view bytes) {
+  const auto magic = bytes.substr(0, kBinaryMagic.size());
+  return magic == kBinaryMagic ? 1 : magic == kBinaryMagicCost ? 2 : 0;
+}
 
 // The N of an error message that begins with `prefix` N.
 std::optional<std::size_t> index_after(std::string_view message, std::string_view prefix) {
@@ -353,7 +382,8 @@ std::optional<std::uint64_t> json_event_seq(std::string_view text, std::size_t i
 
 // Event `index` of a binary batch starts after the events before it, which decoded.
 std::optional<std::uint64_t> binary_event_seq(std::string_view bytes, std::size_t index) {
-  if (bytes.substr(0, kBinaryMagic.size()) != kBinaryMagic) return std::nullopt;
+  const int version = binary_version(bytes);
+  if (version == 0) return std::nullopt;
   byte_reader r(bytes.substr(kBinaryMagic.size()));
   std::uint64_t n = 0, skip = 0;
   unsigned flags = 0;
@@ -366,6 +396,7 @@ std::optional<std::uint64_t> binary_event_seq(std::string_view bytes, std::size_
     if (!r.u8(flags) || !r.str(s, kMaxToolBytes) || !r.str(s, kMaxSummaryBytes)) {
       return std::nullopt;
     }
+    if (version == 2 && (!r.u64(skip) || !r.u64(skip))) return std::nullopt;
   }
   std::uint64_t seq = 0;
   if (!r.u64(seq)) return std::nullopt;
@@ -397,8 +428,14 @@ std::string serialize(const message& m) {
   return json_input::dump(std::visit(to_json_visitor{}, m));
 }
 
+bool uses_cost(const events& batch) {
+  return std::any_of(batch.items.begin(), batch.items.end(),
+                     [](const event& e) { return e.charge || !e.spent.empty(); });
+}
+
 std::string encode_binary(const events& batch) {
-  std::string out(kBinaryMagic);
+  const bool costs = uses_cost(batch);
+  std::string out(costs ? kBinaryMagicCost : kBinaryMagic);
   put_u64(out, batch.items.size());
   for (const auto& e : batch.items) {
     put_u64(out, e.seq);
@@ -406,11 +443,16 @@ std::string encode_binary(const events& batch) {
     put_u64(out, e.structural);
     put_u64(out, e.result.value_or(0));
     put_u64(out, std::bit_cast<std::uint64_t>(e.t));
-    out.push_back(static_cast<char>((e.ok ? 1 : 0) | (e.result ? 2 : 0)));
+    out.push_back(static_cast<char>((e.ok ? kFlagOk : 0) | (e.result ? kFlagResult : 0) |
+                                    (e.charge ? kFlagCharge : 0)));
     put_u16(out, e.tool.size());
     out += e.tool;
     put_u16(out, e.summary.size());
     out += e.summary;
+    if (costs) {
+      put_u64(out, e.spent.tokens);
+      put_u64(out, std::bit_cast<std::uint64_t>(e.spent.amount));
+    }
   }
   return out;
 }
@@ -419,7 +461,8 @@ result<events> decode_binary(std::string_view bytes) {
   const auto bad = [](const std::string& what) {
     return status::error(codes::bad_message, "binary batch: " + what);
   };
-  if (bytes.substr(0, kBinaryMagic.size()) != kBinaryMagic) return bad("bad magic");
+  const int version = binary_version(bytes);
+  if (version == 0) return bad("bad magic (expected LGB1 or LGB2)");
   byte_reader r(bytes.substr(kBinaryMagic.size()));
   std::uint64_t n = 0;
   if (!r.u64(n)) return bad("truncated header");
@@ -442,14 +485,27 @@ result<events> decode_binary(std::string_view bytes) {
     if (!std::isfinite(e.t)) {
       return bad("event " + std::to_string(i) + ": t must be a finite number of seconds");
     }
+    if (version == 2) {
+      std::uint64_t amount = 0;
+      if (!r.u64(e.spent.tokens) || !r.u64(amount)) {
+        return bad("event " + std::to_string(i) + " is truncated or too long");
+      }
+      e.spent.amount = std::bit_cast<double>(amount);
+      if (e.spent.tokens > kMaxEventTokens ||
+          !(e.spent.amount >= 0 && e.spent.amount <= kMaxEventAmount)) {
+        return bad("event " + std::to_string(i) + ": cost must be at most " +
+                   std::to_string(kMaxEventTokens) + " tokens and an amount in 0..1e12");
+      }
+    }
     // Content is repaired, as in JSON frames; what the repair lengthened past the limit is cut
     // at a code-point boundary.
     if (utf8::repair_in_place(e.tool) > 0) e.tool.resize(utf8::cut_point(e.tool, kMaxToolBytes));
     if (utf8::repair_in_place(e.summary) > 0) {
       e.summary.resize(utf8::cut_point(e.summary, kMaxSummaryBytes));
     }
-    e.ok = (flags & 1) != 0;
-    e.result = (flags & 2) ? std::optional<std::uint64_t>(result) : std::nullopt;
+    e.ok = (flags & kFlagOk) != 0;
+    e.result = (flags & kFlagResult) ? std::optional<std::uint64_t>(result) : std::nullopt;
+    e.charge = version == 2 && (flags & kFlagCharge) != 0;
   }
   if (!r.done()) return bad("trailing bytes");
   return out;

@@ -36,6 +36,76 @@ TEST_SUITE("protocol") {
     }
   }
 
+  TEST_CASE("costs (feature cost): golden events and verdict round-trip, in JSON and LGB2") {
+    const auto batch = parse(golden("events_cost"));
+    REQUIRE_MESSAGE(batch.has_value(), (batch ? "" : batch.error().message()));
+    const auto& items = std::get<events>(*batch).items;
+    REQUIRE(items.size() == 2);
+    CHECK(items[0].spent == cost{15200, 0.23});
+    CHECK_FALSE(items[0].charge);
+    CHECK(items[1].spent == cost{800, 0.01});
+    CHECK(items[1].charge);
+    CHECK(nlohmann::json::parse(serialize(*batch)) == nlohmann::json::parse(golden("events_cost")));
+    CHECK(uses_cost(std::get<events>(*batch)));
+    const std::string bytes = encode_binary(std::get<events>(*batch));
+    CHECK(bytes.substr(0, 4) == "LGB2");
+    const auto back = decode_binary(bytes);
+    REQUIRE(back.has_value());
+    CHECK(back->items == items);
+    // A batch without costs stays LGB1, which every daemon reads.
+    events plain;
+    plain.items.push_back(test::wire_event(1, 1, 1));
+    CHECK_FALSE(uses_cost(plain));
+    CHECK(encode_binary(plain).substr(0, 4) == "LGB1");
+    CHECK(decode_binary(encode_binary(plain))->items == plain.items);
+
+    const auto v = parse(golden("verdict_cost"));
+    REQUIRE(v.has_value());
+    CHECK(std::get<verdict>(*v).wasted == cost{212400, 3.18});
+    CHECK(std::get<verdict>(*v).unit == "USD");
+    CHECK(nlohmann::json::parse(serialize(*v)) == nlohmann::json::parse(golden("verdict_cost")));
+    // Without costs a verdict has neither field, as in v1.
+    const auto old = nlohmann::json::parse(serialize(*parse(golden("verdict"))));
+    CHECK_FALSE(old.contains("wasted"));
+    CHECK_FALSE(old.contains("unit"));
+  }
+
+  TEST_CASE("costs out of range are refused, naming the field or the event") {
+    const auto event_with = [](const std::string& cost_json) {
+      return parse(R"({"type":"events","events":[{"seq":1,"tool":"t","exact":"0000000000000001",)"
+                   R"("structural":"0000000000000002","t":1,"cost":)" +
+                   cost_json + "}]}");
+    };
+    CHECK(event_with(R"({"tokens":-1})").error().message() ==
+          "events[0].cost.tokens: expected an integer in 0..1000000000000, got -1");
+    CHECK(event_with(R"({"amount":-0.5})").error().message().starts_with("events[0].cost.amount:"));
+    CHECK(event_with(R"({"tokens":1e13})").error().message().starts_with("events[0].cost.tokens:"));
+    CHECK(event_with(R"("lots")").error().message() ==
+          "events[0].cost: expected an object, got \"lots\"");
+    CHECK(event_with("null").has_value());  // null is absent
+    CHECK(event_with("{}").has_value());
+
+    events b;
+    b.items.push_back(test::wire_event(1, 1, 1));
+    b.items.push_back(test::wire_event(2, 1, 2));
+    for (double amount : {-1.0, std::numeric_limits<double>::quiet_NaN(),
+                          std::numeric_limits<double>::infinity(), 1e13}) {
+      CAPTURE(amount);
+      b.items[1].spent = {1, amount};
+      const std::string bytes = encode_binary(b);
+      const auto e = decode_binary(bytes);
+      REQUIRE_FALSE(e.has_value());
+      CHECK(e.error().message().starts_with("binary batch: event 1: cost must be"));
+      CHECK(failed_event_seq(bytes, true, e.error()) == 2u);
+    }
+    b.items[1].spent = {kMaxEventTokens + 1, 0};
+    CHECK_FALSE(decode_binary(encode_binary(b)).has_value());
+    // Truncated inside the cost of the last event.
+    b.items[1].spent = {5, 0.5};
+    const std::string bytes = encode_binary(b);
+    CHECK_FALSE(decode_binary(bytes.substr(0, bytes.size() - 3)).has_value());
+  }
+
   TEST_CASE("features, an error's seq and a lifted verdict round-trip; no features is v1") {
     const auto w = parse(golden("welcome"));
     REQUIRE(w.has_value());

@@ -335,6 +335,52 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(u.error().message() == "a log record has an unknown format (9)");
   }
 
+  TEST_CASE("a kept schema-2 database is migrated to schema 3 at open and restores exactly") {
+    temp_dir dir;
+    const std::string path = dir.file("schema2.db");
+    std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema2.db", path);
+    std::size_t blob_bytes = 0;
+    {
+      SQLite::Database db(path);
+      REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == 2);
+      blob_bytes =
+          std::size_t(db.execAndGet("SELECT sum(length(data)) FROM fingerprints").getInt64());
+    }
+    // The sequence that wrote it (tests/daemon/data/README.md).
+    swarm_service want;
+    feed(want, "s1", 30, 1, 0);
+    feed(want, "s2", 5, 1, 0);
+    feed(want, "s2", 7, 6, 10);
+    feed(want, "s3", 12, 1, 100);
+    REQUIRE(want.complete("s1").has_value());
+    feed(want, "s3", 4, 13, 200);
+
+    {
+      auto store = open_ok(path);
+      const auto got = load(*store);
+      CHECK(got.digest == digest_of(want));
+      CHECK(got.records == 2);  // format-1 log records, replayed as they are
+      REQUIRE(got.sequences.size() == 9);
+      // New work lands in the migrated file (a format-2 record), costs included.
+      swarm_service svc;
+      REQUIRE(svc.restore_from(*store).has_value());
+      std::vector<protocol::event> more{wire_event(17, 1, 300)};
+      more[0].spent = {1234, 0.5};
+      REQUIRE(svc.ingest({"s3", "w0", "inc"}, more).error.ok());
+      REQUIRE(write_checkpoint(*store, svc.take_checkpoint()).ok());
+      CHECK(load(*store).digest == digest_of(svc));
+    }
+    SQLite::Database db(path);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == 3);
+    const auto fps = std::size_t(db.execAndGet("SELECT count(*) FROM fingerprints").getInt64());
+    CHECK(std::size_t(db.execAndGet("SELECT sum(length(data)) FROM fingerprints").getInt64()) ==
+          blob_bytes + 16 * fps);
+    CHECK(
+        db.execAndGet("SELECT count(*) FROM fingerprints WHERE typeof(data) != 'blob'").getInt() ==
+        0);
+    CHECK(db.execAndGet("SELECT sum(spent_tokens) FROM swarms").getInt64() == 0);  // compacted rows
+  }
+
   TEST_CASE("older schema versions are refused and left untouched") {
     temp_dir dir;
     const auto path = dir.file("v1.db");

@@ -53,7 +53,7 @@ TEST_SUITE("swarm_rules") {
     CHECK(error_of(json{{"absolute_cap", 5}}) ==
           "swarm.absolute_cap: expected an integer in threshold (10)..1024, got 5");
     CHECK(error_of(json{{"treshold", 3}}) ==
-          "swarm.treshold: unknown key, expected one of absolute_cap, critical_at, "
+          "swarm.treshold: unknown key, expected one of absolute_cap, budget, critical_at, "
           "max_fingerprints_per_swarm, min_workers, progress_aware, threshold, window_seconds");
     CHECK(error_of(json{{"progress_aware", 1}}) ==
           "swarm.progress_aware: expected true or false, got 1");

@@ -26,6 +26,9 @@ inline constexpr std::size_t kMaxNameBytes = 128;       // swarm, worker, incarn
 inline constexpr std::size_t kMaxToolBytes = 128;
 inline constexpr std::size_t kMaxSummaryBytes = 256;
 inline constexpr std::size_t kMaxDetectionMessageBytes = 4096;  // a detection's message
+// What one event may report it cost (feature cost): tokens and an amount in the swarm's unit.
+inline constexpr std::uint64_t kMaxEventTokens = 1'000'000'000'000;  // 1e12
+inline constexpr double kMaxEventAmount = 1e12;
 
 // Stable error codes (the `code` of an error message).
 namespace codes {
@@ -65,6 +68,9 @@ inline constexpr std::string_view swarm_url = "swarm_url";
 // whatever the daemon lists, and a daemon without the feature ignores it (as every daemon
 // ignores a field it does not know).
 inline constexpr std::string_view observe = "observe";
+// The daemon reads what an event cost (`cost`), accepts charge events and binary batches LGB2,
+// sums the cost of dead ends and says it in verdicts. A worker sends none of these without it.
+inline constexpr std::string_view cost = "cost";
 }  // namespace features
 
 // worker -> daemon, first message. `incarnation`: random id chosen when the worker process
@@ -88,7 +94,23 @@ struct welcome {
   bool has(std::string_view feature) const;
 };
 
-// One judged call: the call and its result, when known.
+// What a call cost, as the caller reported it (feature cost): tokens and an amount in the
+// swarm's unit (swarm rule `budget.unit`). Both 0: nothing reported.
+struct cost {
+  std::uint64_t tokens = 0;
+  double amount = 0;
+  bool empty() const { return tokens == 0 && amount == 0; }
+  cost& operator+=(const cost& o) {
+    tokens += o.tokens;
+    amount += o.amount;
+    return *this;
+  }
+  friend bool operator==(const cost&, const cost&) = default;
+};
+
+// One judged call: the call and its result, when known. A charge event (feature cost) is no
+// call: it adds `spent` to the worker's call with these fingerprints, judged before it
+// (the SDK's add_cost after the call was sent).
 struct event {
   std::uint64_t seq = 0;  // worker-assigned, 1, 2, 3, ... per incarnation
   std::string tool, summary;
@@ -96,6 +118,8 @@ struct event {
   bool ok = true;
   std::optional<std::uint64_t> result;  // result fingerprint; absent: no result came
   double t = 0;                         // event time, seconds
+  struct cost spent;                    // what the call cost (feature cost)
+  bool charge = false;                  // a charge event (feature cost)
   friend bool operator==(const event&, const event&) = default;
 };
 
@@ -123,6 +147,10 @@ struct verdict {
   std::uint32_t calls = 0, workers = 0;
   std::string message;
   double t = 0;
+  // What the fingerprint's counted calls cost in all (feature cost; empty: nothing reported),
+  // in `unit` (the swarm rule's budget.unit; may be empty).
+  struct cost wasted;
+  std::string unit;
 };
 
 // worker -> daemon: the swarm's task is done, forget it; daemon -> every worker: it was.
@@ -163,9 +191,13 @@ result<message> parse(std::string_view text);
 std::string serialize(const message& m);
 
 // Binary form of an event batch (docs/protocol.md, "Binary event batches"): a worker may send
-// a batch as a binary frame instead of JSON; same meaning, no parsing of text.
-// decode_binary repairs tool and summary as parse() does and refuses a time that is not finite.
+// a batch as a binary frame instead of JSON; same meaning, no parsing of text. encode_binary
+// writes LGB1 when no event has a cost or is a charge, else LGB2 (feature cost); decode_binary
+// reads both, repairs tool and summary as parse() does and refuses a time that is not finite
+// and a cost out of range.
 std::string encode_binary(const events& batch);
+// Whether `batch` needs the feature cost (an event with a cost, or a charge event).
+bool uses_cost(const events& batch);
 result<events> decode_binary(std::string_view bytes);
 
 // The sequence number of the event a failed parse() (JSON frame) or decode_binary() (binary

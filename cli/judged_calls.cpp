@@ -60,6 +60,7 @@ protocol::event judged_calls::event_of(std::size_t call_index, std::size_t resul
   if (result_index != call_index) {
     e.ok = at.ok;
     e.result = fp_.of_result(at.ok, at.output);
+    e.spent = at.cost;
   }
   return e;
 }

@@ -129,9 +129,10 @@ void daemon_metrics::render_costs(std::string& out, const std::vector<swarm_summ
       {"loopguard_swarm_cost_total", "Cost the swarm's workers reported, in the swarm's unit.",
        false, false},
       {"loopguard_swarm_wasted_tokens_total",
-       "Tokens reported by calls that counted toward a dead end (no progress).", true, true},
+       "Tokens burned on global dead ends (their calls without progress).", true, true},
       {"loopguard_swarm_wasted_cost_total",
-       "Cost reported by calls that counted toward a dead end, in the swarm's unit.", false, true},
+       "Cost burned on global dead ends (their calls without progress), in the swarm's unit.",
+       false, true},
   };
   for (const family& f : kFamilies) {
     out += std::string("# HELP ") + f.name + " " + f.help + "\n# TYPE " + f.name + " counter\n";

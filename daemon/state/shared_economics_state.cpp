@@ -163,7 +163,14 @@ std::optional<protocol::verdict> shared_economics_state::touch(
 void shared_economics_state::waste(swarm& s, const fingerprint_key& key, fingerprint_stats& st,
                                    const protocol::cost& c) {
   st.wasted += c;
-  if (key.kind == fingerprint_kind::exact) s.wasted += c;
+  if (st.level != severity::none) book(s, key, st);
+}
+
+void shared_economics_state::book(swarm& s, const fingerprint_key& key, fingerprint_stats& st) {
+  if (key.kind != fingerprint_kind::exact || st.booked == st.wasted) return;
+  s.wasted.tokens += st.wasted.tokens - st.booked.tokens;
+  s.wasted.amount += st.wasted.amount - st.booked.amount;
+  st.booked = st.wasted;
 }
 
 void shared_economics_state::charge(swarm& s, const swarm_event& e) {
@@ -189,7 +196,10 @@ protocol::verdict shared_economics_state::declare(const std::string& name, swarm
                                                   const fingerprint_key& key, entry& f,
                                                   const judgement& j, double t) {
   fingerprint_stats& st = f.stats;
-  if (st.level == severity::none) s.declared.insert(key);
+  if (st.level == severity::none) {
+    s.declared.insert(key);
+    book(s, key, st);
+  }
   st.level = j.level;
   st.level_t = t;
   st.level_calls = j.calls;

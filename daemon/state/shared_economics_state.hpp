@@ -53,7 +53,8 @@ struct swarm_summary {
   std::size_t verdicts = 0;  // fingerprints with a declared level
   std::uint64_t calls = 0;   // exact-fingerprint calls, i.e. events applied
   protocol::cost spent;      // every cost the swarm's events reported
-  protocol::cost wasted;     // the part charged to counted calls (dead ends)
+  protocol::cost wasted;     // what its global dead ends burned (counted calls of declared
+                             // exact fingerprints, from before and while declared)
   std::string unit;          // of the amounts (the rule's budget.unit)
 };
 
@@ -204,10 +205,11 @@ class shared_economics_state {
   // A charge event: its cost goes to the swarm's total and, when the worker's last call of a
   // fingerprint in the window counted, to that fingerprint's wasted cost.
   void charge(swarm& s, const swarm_event& e);
-  // Adds a counted call's cost to the fingerprint (and the swarm's wasted total, once per call:
-  // by its exact fingerprint).
+  // Adds a counted call's cost to the fingerprint; book() moves what a declared exact
+  // fingerprint wasted and the swarm's total does not hold yet into that total.
   static void waste(swarm& s, const fingerprint_key& key, fingerprint_stats& st,
                     const protocol::cost& c);
+  static void book(swarm& s, const fingerprint_key& key, fingerprint_stats& st);
   // Counts the call; lifts the fingerprint's verdict into `lifted` when its counts fell below
   // it; returns what the call declared.
   std::optional<protocol::verdict> touch(const std::string& name, swarm& s,

@@ -55,6 +55,9 @@ struct fingerprint_stats {
   std::vector<window_call> window;     // arrival order
   std::vector<std::uint64_t> results;  // distinct result fingerprints seen (bounded)
   protocol::cost wasted;               // what its counted calls cost, as reported
+  // The part of `wasted` in its swarm's wasted total (exact fingerprints): a fingerprint's cost
+  // is booked there when it is declared a dead end, and from then on while it is one.
+  protocol::cost booked;
   friend bool operator==(const fingerprint_stats&, const fingerprint_stats&) = default;
 };
 
@@ -74,7 +77,7 @@ struct swarm_row {
   std::string swarm;
   double latest_t = 0;    // the highest event time seen: the swarm's clock for its window
   protocol::cost spent;   // every cost its workers reported
-  protocol::cost wasted;  // the part of it charged to counted calls (exact fingerprints)
+  protocol::cost wasted;  // what its declared dead ends burned (fingerprint_stats::booked)
 };
 
 struct fingerprint_ref {

@@ -68,6 +68,8 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
     w.u64(static_cast<std::uint64_t>(f.level));
     w.u64(f.wasted.tokens);
     w.f64(f.wasted.amount);
+    w.u64(f.booked.tokens);
+    w.f64(f.booked.amount);
     // Worker names, not indexes: indexes depend on arrival order.
     names.clear();
     for (auto id : f.workers) names.push_back(s.worker_names[id]);

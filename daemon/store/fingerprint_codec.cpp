@@ -35,6 +35,8 @@ void encode_fingerprint(const fingerprint_stats& f, std::string& out) {
   for (auto r : f.results) w.put(r);
   w.put(f.wasted.tokens);
   w.put(f.wasted.amount);
+  w.put(f.booked.tokens);
+  w.put(f.booked.amount);
 }
 
 bool decode_fingerprint(std::string_view blob, fingerprint_stats& f) {
@@ -47,7 +49,8 @@ bool decode_fingerprint(std::string_view blob, fingerprint_stats& f) {
       !r.get(f.level_workers) || !r.str(tool) || !r.str(summary) || !r.get(workers) ||
       !r.get(window) || !r.get(results) || !r.take(workers, 4, a) ||
       !r.take(window, kWindowCallBytes, b) || !r.take(results, 8, c) || !r.get(f.wasted.tokens) ||
-      !r.get(f.wasted.amount) || !r.at_end()) {
+      !r.get(f.wasted.amount) || !r.get(f.booked.tokens) || !r.get(f.booked.amount) ||
+      !r.at_end()) {
     return false;
   }
   f.level = static_cast<severity>(level);

@@ -51,13 +51,13 @@ CREATE TABLE sequences (
 )sql";
 
 // Schema 2 -> 3 (docs/storage.md, "Migrations"): the swarms' cost columns, and every
-// fingerprint blob gains its wasted cost (tokens u64, amount f64), zero.
+// fingerprint blob gains its wasted and booked costs (tokens u64, amount f64 each), zero.
 constexpr const char* kMigrate2To3 = R"sql(
 ALTER TABLE swarms ADD COLUMN spent_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN spent_amount REAL NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN wasted_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN wasted_amount REAL NOT NULL DEFAULT 0;
-UPDATE fingerprints SET data = CAST(data || zeroblob(16) AS BLOB);
+UPDATE fingerprints SET data = CAST(data || zeroblob(32) AS BLOB);
 )sql";
 
 constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite

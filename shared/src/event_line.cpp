@@ -23,6 +23,18 @@ void append_time(std::string& out, double t) {
   out.append(buf, r.ptr);
 }
 
+void append_cost(std::string& out, const protocol::cost& c) {
+  if (c.empty()) return;
+  char buf[32];
+  out += ",\"cost\":{\"tokens\":";
+  out += std::to_string(c.tokens);
+  out += ",\"amount\":";
+  const double amount = std::isfinite(c.amount) ? c.amount : 0;
+  const auto r = std::to_chars(buf, buf + sizeof buf, amount);
+  out.append(buf, r.ptr);
+  out += '}';
+}
+
 }  // namespace
 
 std::string event_line(const trace_event& ev) {
@@ -43,6 +55,7 @@ std::string event_line(const trace_event& ev) {
       out += ev.ok ? ",\"ok\":true" : ",\"ok\":false";
       append_field(out, "output", ev.output);
       if (!ev.id.empty()) append_field(out, "id", ev.id);
+      append_cost(out, ev.cost);
       break;
     case event_kind::text:
       append_field(out, "content", ev.content);

@@ -405,6 +405,13 @@ std::optional<std::uint64_t> binary_event_seq(std::string_view bytes, std::size_
 
 }  // namespace
 
+cost sanitized(const cost& c) {
+  cost out;
+  out.tokens = std::min(c.tokens, kMaxEventTokens);
+  if (std::isfinite(c.amount) && c.amount > 0) out.amount = std::min(c.amount, kMaxEventAmount);
+  return out;
+}
+
 bool welcome::has(std::string_view feature) const {
   return std::find(features.begin(), features.end(), feature) != features.end();
 }

@@ -65,6 +65,8 @@ trace_event parse_event(object& r, event_kind kind, std::size_t line_no) {
       r.string(required("output"), ev.output);
       r.boolean("ok", ev.ok);
       r.string("id", ev.id);
+      r.integer("cost.tokens", ev.cost.tokens, 0, protocol::kMaxEventTokens);
+      r.number("cost.amount", ev.cost.amount, 0, protocol::kMaxEventAmount);
       break;
     case event_kind::text:
       r.string(required("content"), ev.content);

@@ -374,7 +374,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(db.execAndGet("PRAGMA user_version").getInt() == 3);
     const auto fps = std::size_t(db.execAndGet("SELECT count(*) FROM fingerprints").getInt64());
     CHECK(std::size_t(db.execAndGet("SELECT sum(length(data)) FROM fingerprints").getInt64()) ==
-          blob_bytes + 16 * fps);
+          blob_bytes + 32 * fps);
     CHECK(
         db.execAndGet("SELECT count(*) FROM fingerprints WHERE typeof(data) != 'blob'").getInt() ==
         0);

@@ -73,8 +73,34 @@ TEST_SUITE("wasted cost") {
     const auto sum = s.summary("s1");
     REQUIRE(sum);
     CHECK(sum->spent == cost{1700, 7.5});
-    CHECK(sum->wasted == cost{1500, 6.5});  // by exact fingerprints: each call once
+    CHECK(sum->wasted.empty());  // no dead end declared: nothing burned on one
     CHECK(sum->unit == "USD");
+  }
+
+  TEST_CASE("the swarm's wasted total: a dead end's cost from its declaration on, once") {
+    shared_economics_state s;
+    // Nine counted calls of 1 (below the threshold of 10) and progress that costs too.
+    for (int i = 0; i < 9; ++i) s.apply(call(test::worker_name(i % 2), 1, i, 7, {10, 1}));
+    s.apply(call("w0", 2, 9, 7, {1000, 100}));
+    CHECK(s.summary("s1")->wasted.empty());
+    s.apply(call("w1", 1, 10, 7, {10, 1}));  // the 10th: declared, all ten calls booked
+    CHECK(s.summary("s1")->wasted == cost{100, 10});
+    s.apply(call("w1", 1, 11, 7, {10, 1}));  // while declared: booked as it comes
+    s.apply(charge("w1", 1, {5, 0.5}));
+    CHECK(s.summary("s1")->wasted == cost{115, 11.5});
+    CHECK(stats_of(s, 1).wasted == cost{115, 11.5});
+    CHECK(stats_of(s, 1).booked == cost{115, 11.5});
+    CHECK(s.summary("s1")->spent == cost{1115, 111.5});
+    // Lifted when the window moves on (30 min later): the next calls count for the fingerprint
+    // but are no longer booked, until it is declared again.
+    s.apply(call("w0", 3, 4000, 7));
+    CHECK(s.verdicts("s1").empty());
+    s.apply(call("w0", 1, 4001, 7, {1, 1}));
+    CHECK(stats_of(s, 1).wasted == cost{116, 12.5});
+    CHECK(s.summary("s1")->wasted == cost{115, 11.5});
+    for (int i = 0; i < 9; ++i) s.apply(call(test::worker_name(i % 2), 1, 4002 + i, 7, {1, 1}));
+    CHECK(s.verdicts("s1").size() == 2);                // declared again (exact and structural)
+    CHECK(s.summary("s1")->wasted == cost{125, 21.5});  // the rest booked, once
   }
 
   TEST_CASE("a charge goes to the worker's last call of the fingerprint, when it counted") {
@@ -88,8 +114,8 @@ TEST_SUITE("wasted cost") {
     s.apply(charge("w9", 1, {1, 0}));  // a worker without a call: spent only
     s.apply(charge("w0", 5, {1, 0}));  // a fingerprint not held: spent only
     CHECK(s.summary("s1")->spent == cost{122, 1.25});
-    CHECK(s.summary("s1")->wasted == cost{50, 0.25});
-    CHECK(s.summary("s1")->calls == 2);  // a charge is no call
+    CHECK(s.summary("s1")->wasted.empty());  // not a declared dead end
+    CHECK(s.summary("s1")->calls == 2);      // a charge is no call
     swarm_event other = charge("w0", 1, {5, 5});
     other.swarm = "never-called";
     s.apply(other);
@@ -190,7 +216,7 @@ TEST_SUITE("wasted cost") {
           again.read([](const shared_economics_state& st) { return st.summary("s1"); });
       REQUIRE(sum);
       CHECK(sum->spent.tokens == 10 * 78 + 5000);
-      CHECK(sum->wasted.tokens > 5000);  // the charge went to w0's counted call of 2
+      CHECK(sum->wasted.empty());  // one worker: below min_workers, no dead end declared
     }
   }
 

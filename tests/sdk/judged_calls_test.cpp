@@ -3,6 +3,7 @@
 // fingerprints are those `loopguard fingerprint` and replay compute.
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <set>
 #include <vector>
@@ -218,5 +219,56 @@ TEST_SUITE("judged calls") {
       CHECK(sent == recorded_calls);
     }
     CHECK(with_result > 50);
+  }
+
+  TEST_CASE(
+      "costs: a result's cost goes with its call; add_cost to the call waiting, or a charge") {
+    using loopguard::protocol::cost;
+    recorded r;
+    r.m.add_cost(cost{5, 0.5});  // before any call: nothing to charge (the limit still counts it)
+    CHECK(r.sent.empty());
+    r.m.on_tool_call_json("search", R"({"q":"a"})", "1");
+    r.m.add_cost(cost{100, 0});  // the call waiting for its result carries it
+    r.m.on_tool_result("search", true, "none", "1", cost{1000, 0.25});
+    REQUIRE(r.sent.size() == 1);
+    CHECK(r.sent[0].spent == cost{1100, 0.25});
+    CHECK_FALSE(r.sent[0].charge);
+    r.m.add_cost(0.75);  // after it was sent: a charge to it
+    REQUIRE(r.sent.size() == 2);
+    CHECK(r.sent[1].charge);
+    CHECK(r.sent[1].spent == cost{0, 0.75});
+    CHECK(r.sent[1].exact == r.sent[0].exact);
+    CHECK(r.sent[1].structural == r.sent[0].structural);
+    CHECK(r.sent[1].tool == "search");
+    CHECK_FALSE(r.sent[1].result.has_value());
+    // A result whose call was sent without it (its turn ended): its cost is charged to it.
+    r.m.on_tool_call_json("read", R"({"p":"x"})", "2");
+    r.m.on_text("thinking");
+    r.m.on_tool_call_json("search", R"({"q":"b"})", "3");  // sends call 2 without a result
+    REQUIRE(r.sent.size() == 3);
+    r.m.on_tool_result("read", true, "x", "2", cost{7, 0});
+    REQUIRE(r.sent.size() == 4);
+    CHECK(r.sent[3].charge);
+    CHECK(r.sent[3].exact == r.sent[2].exact);
+    CHECK(r.sent[3].spent == cost{7, 0});
+    // Costs that say nothing are ignored; the rest is clamped to what one event may carry.
+    const std::size_t n = r.sent.size();
+    r.m.add_cost(cost{0, -3});
+    r.m.add_cost(std::numeric_limits<double>::quiet_NaN());
+    CHECK(r.sent.size() == n);  // call 3 is waiting: nothing sent, nothing added
+    r.m.on_tool_result("search", true, "y", "3", cost{~0ull, 1e300});
+    CHECK(r.sent.back().spent ==
+          cost{loopguard::protocol::kMaxEventTokens, loopguard::protocol::kMaxEventAmount});
+  }
+
+  TEST_CASE("costs count for the cost limit, from results and add_cost alike") {
+    loopguard::manager_config c;
+    c.limit.max_cost = 1.0;
+    ExecutionEconomicsManager m(c);
+    m.on_tool_call_json("search", R"({"q":"a"})");
+    CHECK(m.on_tool_result("search", true, "r", {}, {10, 0.6}).action == action::allow);
+    const auto v = m.add_cost(0.5);
+    REQUIRE_FALSE(v.detections.empty());
+    CHECK(v.detections[0].detector == loopguard::detector_id::limit);
   }
 }

@@ -147,4 +147,34 @@ TEST_SUITE("client error policy") {
     r.on_ack(9);
     CHECK(r.on_refusal(9, 10) == 0);
   }
+
+  TEST_CASE("without the feature cost: costs are left out and a charge becomes a gap") {
+    outbox box(10);
+    box.push(call("search"));
+    protocol::event costly = call("search");
+    costly.spent = {100, 1.5};
+    box.push(costly);
+    protocol::event charge = call("search");
+    charge.charge = true;
+    charge.spent = {5, 0};
+    box.push(charge);
+    box.push(costly);
+    auto first = box.next(10, false);
+    REQUIRE(std::holds_alternative<protocol::events>(first));
+    const auto& items = std::get<protocol::events>(first).items;
+    CHECK(seqs(std::get<protocol::events>(first)) == std::vector<std::uint64_t>{1, 2});
+    CHECK(items[1].spent.empty());
+    auto second = box.next(10, false);
+    REQUIRE(std::holds_alternative<protocol::gap>(second));
+    CHECK(std::get<protocol::gap>(second).from == 3);
+    CHECK(std::get<protocol::gap>(second).to == 3);
+    CHECK(seqs(std::get<protocol::events>(box.next(10, false))) == std::vector<std::uint64_t>{4});
+    CHECK(box.counters().charges_dropped == 1);
+    CHECK(box.events() == 3);
+    // With the feature (a newer daemon after a reconnect) what is left goes as it is.
+    box.resume(0);
+    auto again = box.next(10, true);
+    REQUIRE(std::holds_alternative<protocol::events>(again));
+    CHECK(std::get<protocol::events>(again).items[1].spent == protocol::cost{100, 1.5});
+  }
 }

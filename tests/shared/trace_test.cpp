@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "loopguard/event_line.hpp"
 #include "loopguard/trace.hpp"
 
 using namespace loopguard;
@@ -62,6 +63,32 @@ TEST_SUITE("trace") {
     const auto bad = read(R"({"kind":"user","content":3})");
     REQUIRE_FALSE(bad.has_value());
     CHECK(bad.error().message() == "1: content: expected a string, got 3");
+  }
+
+  TEST_CASE("a result's cost (v1.3): optional, read, written back, refused out of range") {
+    const auto t = read(R"({"kind":"tool_result","tool":"search","output":"x",)"
+                        R"("cost":{"tokens":17700,"amount":0.265}})"
+                        "\n"
+                        R"({"kind":"tool_result","tool":"search","output":"x","cost":{"tokens":5}})"
+                        "\n"
+                        R"({"kind":"tool_result","tool":"search","output":"x"})");
+    REQUIRE(t.has_value());
+    CHECK(t->events[0].cost == protocol::cost{17700, 0.265});
+    CHECK(t->events[1].cost == protocol::cost{5, 0});
+    CHECK(t->events[2].cost.empty());
+    const std::string line = event_line(t->events[0]);
+    CHECK(line.find(R"("cost":{"tokens":17700,"amount":0.265})") != std::string::npos);
+    const auto back = parse_trace_line(line, 1);
+    REQUIRE(back.has_value());
+    CHECK(back->event->cost == t->events[0].cost);
+    CHECK(event_line(t->events[2]).find("cost") == std::string::npos);
+    const auto negative =
+        read(R"({"kind":"tool_result","tool":"s","output":"x","cost":{"amount":-1}})");
+    REQUIRE_FALSE(negative.has_value());
+    CHECK(negative.error().message().starts_with("1: cost.amount: expected a number in 0.."));
+    const auto not_object = read(R"({"kind":"tool_result","tool":"s","output":"x","cost":3})");
+    REQUIRE_FALSE(not_object.has_value());
+    CHECK(not_object.error().message().starts_with("1: cost"));
   }
 
   TEST_CASE("bad lines name the line and what is wrong") {

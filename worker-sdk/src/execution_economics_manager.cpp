@@ -417,16 +417,17 @@ struct ExecutionEconomicsManager::impl : run_state {
     }
   }
 
-  verdict tool_result(std::string_view tool, bool ok, std::string_view output,
-                      std::string_view id) {
+  verdict tool_result(std::string_view tool, bool ok, std::string_view output, std::string_view id,
+                      const protocol::cost& spent) {
     const std::size_t index = begin_event();
+    cost += spent.amount;
     ++stats.tool_results;
     last = last_event::tool_result;
     sdk::call_record* rec = history.find_open(tool, id);
     const std::uint64_t result = fp.of_result(ok, output);
     const outcome_of call = answer(rec, tool, ok, output, result);
     if (rec != nullptr && rec->progress) test_failures.changed = true;
-    if (sink) pending.on_result(rec, ok, result, index, sink);
+    if (sink) pending.on_result(rec, ok, result, index, spent, sink);
 
     std::vector<finding> findings;
     judge_streaks(findings, call, rec, ok, output, index);
@@ -558,9 +559,9 @@ struct ExecutionEconomicsManager::impl : run_state {
     return decide(findings, index, false);
   }
 
-  verdict add_cost(double amount) {
-    // A cost that is not a finite, non-negative number says nothing about spend: ignored.
-    if (std::isfinite(amount) && amount > 0) cost += amount;
+  verdict add_cost(const protocol::cost& spent) {
+    cost += spent.amount;
+    if (sink) pending.charge(spent, sink);
     std::vector<finding> findings;
     add_limits(findings, last_index());
     return decide(findings, last_index(), false);
@@ -594,10 +595,10 @@ verdict ExecutionEconomicsManager::on_tool_call_json(std::string_view tool,
 }
 
 verdict ExecutionEconomicsManager::on_tool_result(std::string_view tool, bool ok,
-                                                  std::string_view output,
-                                                  std::string_view call_id) {
+                                                  std::string_view output, std::string_view call_id,
+                                                  const protocol::cost& cost) {
   const utf8::repaired t(tool), out(output), id(call_id);
-  return impl_->tool_result(t, ok, out, id);
+  return impl_->tool_result(t, ok, out, id, protocol::sanitized(cost));
 }
 
 verdict ExecutionEconomicsManager::on_text(std::string_view content) {
@@ -632,7 +633,11 @@ void ExecutionEconomicsManager::set_judge(judge_fn f) {
 }
 
 verdict ExecutionEconomicsManager::add_cost(double amount) {
-  return impl_->add_cost(amount);
+  return add_cost(protocol::cost{0, amount});
+}
+
+verdict ExecutionEconomicsManager::add_cost(const protocol::cost& cost) {
+  return impl_->add_cost(protocol::sanitized(cost));
 }
 
 void ExecutionEconomicsManager::on_swarm_verdict(const protocol::verdict& pushed) {

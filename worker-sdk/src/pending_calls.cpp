@@ -21,7 +21,7 @@ judged_call judged_of(const call_record& rec) {
 void pending_calls::on_call(const call_record& rec, bool refused, const sink& out) {
   while (!calls_.empty() && calls_.front().call_event < boundary_) send_front(out);
   if (refused) {
-    out(judged_of(rec));
+    emit(judged_of(rec), out);
     return;
   }
   calls_.push_back(judged_of(rec));
@@ -29,14 +29,45 @@ void pending_calls::on_call(const call_record& rec, bool refused, const sink& ou
 }
 
 void pending_calls::on_result(const call_record* rec, bool ok, std::uint64_t result,
-                              std::size_t index, const sink& out) {
+                              std::size_t index, const protocol::cost& spent, const sink& out) {
   boundary_ = index + 1;
-  if (rec == nullptr) return;
-  std::optional<judged_call> call = take(rec->event_index);
-  if (!call) return;  // sent already, without a result
+  std::optional<judged_call> call;
+  if (rec != nullptr) call = take(rec->event_index);
+  if (!call) {  // no call, or sent already without a result
+    if (rec != nullptr && !spent.empty()) {
+      judged_call c = judged_of(*rec);
+      c.charge = true;
+      c.spent = spent;
+      out(c);
+    } else {
+      charge(spent, out);
+    }
+    return;
+  }
   call->ok = ok;
   call->result = result;
-  out(*call);
+  call->spent += spent;
+  emit(*call, out);
+}
+
+void pending_calls::charge(const protocol::cost& spent, const sink& out) {
+  if (spent.empty()) return;
+  if (!calls_.empty()) {
+    calls_.back().spent += spent;
+    return;
+  }
+  if (!last_sent_) return;
+  judged_call c = *last_sent_;
+  c.charge = true;
+  c.spent = spent;
+  out(c);
+}
+
+void pending_calls::emit(const judged_call& call, const sink& out) {
+  last_sent_ = call;
+  last_sent_->spent = {};
+  last_sent_->result.reset();
+  out(call);
 }
 
 void pending_calls::flush(const sink& out) {
@@ -56,7 +87,7 @@ std::optional<judged_call> pending_calls::take(std::size_t call_event) {
 void pending_calls::send_front(const sink& out) {
   const judged_call call = std::move(calls_.front());
   calls_.pop_front();
-  out(call);
+  emit(call, out);
 }
 
 }  // namespace loopguard::sdk

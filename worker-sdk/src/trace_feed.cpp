@@ -7,7 +7,7 @@ verdict feed(ExecutionEconomicsManager& m, const trace_event& ev) {
     case event_kind::tool_call:
       return m.on_tool_call(ev.tool, ev.args, ev.id);
     case event_kind::tool_result:
-      return m.on_tool_result(ev.tool, ev.ok, ev.output, ev.id);
+      return m.on_tool_result(ev.tool, ev.ok, ev.output, ev.id, ev.cost);
     case event_kind::text:
       return m.on_text(ev.content);
     case event_kind::user:

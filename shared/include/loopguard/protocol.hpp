@@ -108,6 +108,10 @@ struct cost {
   friend bool operator==(const cost&, const cost&) = default;
 };
 
+// A cost from a caller: an amount that is not a finite number above 0 says nothing about spend
+// (0); each part at most what one event may carry.
+cost sanitized(const cost& c);
+
 // One judged call: the call and its result, when known. A charge event (feature cost) is no
 // call: it adds `spent` to the worker's call with these fingerprints, judged before it
 // (the SDK's add_cost after the call was sent).

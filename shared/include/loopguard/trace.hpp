@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "loopguard/protocol.hpp"
 #include "loopguard/status.hpp"
 
 namespace loopguard {
@@ -33,6 +34,7 @@ struct trace_event {
   std::string id;           // tool_call, tool_result: optional call id
   bool ok = true;           // tool_result
   std::string output;       // tool_result
+  protocol::cost cost;      // tool_result (v1.3): what the call cost, as reported
   std::string content;      // text, user (optional for user)
   std::size_t line = 0;     // 1-based line number in the file
 };

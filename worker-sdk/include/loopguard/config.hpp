@@ -121,9 +121,9 @@ struct failure_rule {  // test_fix, bash_cascade
 
 struct limit_rule {
   bool enabled = true;
-  std::uint64_t max_iterations = 1000;          // model turns; 0 = no limit
-  double max_wall_seconds = 0;                  // since the first event; 0 = no limit
-  double max_cost = 0;                          // as reported by add_cost(); 0 = no limit
+  std::uint64_t max_iterations = 1000;  // model turns; 0 = no limit
+  double max_wall_seconds = 0;          // since the first event; 0 = no limit
+  double max_cost = 0;  // amounts of add_cost() and of results (on_tool_result); 0 = no limit
   std::uint32_t max_consecutive_failures = 20;  // failed tool results in a row; 0 = no limit
   double warn_fraction = 0.8;                   // warn once at this fraction of a limit; 1 = never
 };

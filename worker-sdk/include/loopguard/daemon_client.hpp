@@ -56,6 +56,7 @@ struct client_stats {
   std::uint64_t resent = 0;            // events sent again after a reconnect
   std::uint64_t overflow_dropped = 0;  // events dropped because the outbox was full
   std::uint64_t refused_dropped = 0;   // events the daemon refused (error with seq)
+  std::uint64_t charges_dropped = 0;   // charge events a daemon without feature cost cannot take
   std::uint64_t gaps_sent = 0;         // gap messages sent
   std::uint64_t connects = 0;          // welcomes received
   std::uint64_t disconnects = 0;       // connections lost or closed by the daemon

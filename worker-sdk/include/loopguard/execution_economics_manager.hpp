@@ -29,13 +29,10 @@
 
 #include "loopguard/config.hpp"
 #include "loopguard/judge.hpp"
+#include "loopguard/protocol.hpp"
 #include "loopguard/verdict.hpp"
 
 namespace loopguard {
-
-namespace protocol {
-struct verdict;  // loopguard/protocol.hpp: a verdict pushed by loopguardd
-}  // namespace protocol
 
 struct manager_stats {
   std::uint64_t checks = 0;  // events judged
@@ -60,6 +57,11 @@ struct judged_call {
   bool ok = true;                       // the result's ok, when there is a result
   std::optional<std::uint64_t> result;  // fingerprinter::of_result(ok, output); none: no result
   std::size_t call_event = 0;           // the manager's event index of the call
+  protocol::cost spent;                 // what the call cost, as reported (clamped to the
+                                        // protocol's ranges)
+  // Not a call: `spent` is a cost reported after this call was sent (add_cost), charged to it
+  // (protocol event.charge); tool, exact and structural are the call's.
+  bool charge = false;
 };
 
 class ExecutionEconomicsManager {
@@ -82,8 +84,10 @@ class ExecutionEconomicsManager {
   verdict on_tool_call_json(std::string_view tool, std::string_view args_json,
                             std::string_view call_id = {});
   // Pairs with the call of the same id, else with the oldest unanswered call of `tool`.
+  // `cost`: what the call cost, as the caller knows it (docs/sdk.md, "Costs"): its amount counts
+  // for the cost limit as add_cost's does, and the judged call carries it to the swarm.
   verdict on_tool_result(std::string_view tool, bool ok, std::string_view output,
-                         std::string_view call_id = {});
+                         std::string_view call_id = {}, const protocol::cost& cost = {});
   // One whole assistant turn of text (ends any streamed text of the turn).
   verdict on_text(std::string_view content);
   // A piece of streamed text; the content-loop check runs as the text arrives.
@@ -99,8 +103,11 @@ class ExecutionEconomicsManager {
   // trip on streaks from before it. Limits and the swarm's verdicts go on.
   verdict on_resume();
   // Cost reported by the caller (any currency unit), for the cost limit. An amount that is not
-  // finite, or not above 0, is ignored.
+  // finite, or not above 0, is ignored. It is charged to the last judged call: the call waiting
+  // for its result carries it; after that call was sent, a charge follows it (judged_call).
   verdict add_cost(double amount);
+  // The same with tokens (docs/sdk.md, "Costs").
+  verdict add_cost(const protocol::cost& cost);
   // Records a swarm-wide verdict pushed by loopguardd (docs/protocol.md); returns nothing. The
   // next verdict the manager returns, from any method, carries a `global` detection with the
   // daemon's level, tool, call count and message (verbatim). While a verdict of level critical

@@ -60,12 +60,13 @@ class swarm_worker {
   verdict on_tool_call_json(std::string_view tool, std::string_view args_json,
                             std::string_view call_id = {});
   verdict on_tool_result(std::string_view tool, bool ok, std::string_view output,
-                         std::string_view call_id = {});
+                         std::string_view call_id = {}, const protocol::cost& cost = {});
   verdict on_text(std::string_view content);
   verdict on_text_chunk(std::string_view chunk);
   verdict on_user_message(std::string_view content = {});
   verdict on_resume();
   verdict add_cost(double amount);
+  verdict add_cost(const protocol::cost& cost);
   // Sends the calls still waiting for a result (without one). For the end of a run.
   void flush();
 

@@ -427,7 +427,9 @@ bool daemon_client::impl::next_frame(std::string& frame, bool& binary) {
     binary = false;
     return true;
   }
-  auto next = box.next(max_events);
+  const bool costs =
+      std::find(features.begin(), features.end(), protocol::features::cost) != features.end();
+  auto next = box.next(max_events, costs);
   if (auto* batch = std::get_if<protocol::events>(&next)) {
     frame = protocol::encode_binary(*batch);
     binary = true;
@@ -568,6 +570,7 @@ client_stats daemon_client::stats() const {
   s.resent = c.resent;
   s.overflow_dropped = c.overflow_dropped;
   s.refused_dropped = c.refused_dropped;
+  s.charges_dropped = c.charges_dropped;
   s.gaps_sent = c.gaps;
   s.acknowledged = impl_->box.acknowledged();
   s.outbox = impl_->box.events();

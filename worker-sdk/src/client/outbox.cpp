@@ -32,9 +32,17 @@ void outbox::drop_into_gap(std::uint64_t seq) {
   entries_.push_back(std::move(g));
 }
 
-std::variant<std::monostate, protocol::events, protocol::gap> outbox::next(std::size_t max_events) {
+std::variant<std::monostate, protocol::events, protocol::gap> outbox::next(std::size_t max_events,
+                                                                           bool costs) {
   if (cursor_ >= entries_.size()) return std::monostate{};
-  const entry& first = entries_[cursor_];
+  entry& first = entries_[cursor_];
+  if (!costs && !first.is_gap && first.event.charge) {
+    first.is_gap = true;
+    first.from = first.to = first.event.seq;
+    first.event = {};
+    --events_;
+    ++counters_.charges_dropped;
+  }
   if (first.is_gap) {
     ++cursor_;
     ++counters_.gaps;
@@ -43,11 +51,13 @@ std::variant<std::monostate, protocol::events, protocol::gap> outbox::next(std::
   }
   protocol::events batch;
   while (cursor_ < entries_.size() && !entries_[cursor_].is_gap &&
+         !(!costs && entries_[cursor_].event.charge) &&
          batch.items.size() < std::max<std::size_t>(max_events, 1)) {
     const protocol::event& e = entries_[cursor_++].event;
     if (e.seq <= highest_handed_out_) ++counters_.resent;
     highest_handed_out_ = std::max(highest_handed_out_, e.seq);
     batch.items.push_back(e);
+    if (!costs) batch.items.back().spent = {};
   }
   return batch;
 }

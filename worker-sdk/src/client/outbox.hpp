@@ -27,6 +27,7 @@ struct outbox_counters {
   std::uint64_t refused_dropped = 0;   // refused by the daemon
   std::uint64_t resent = 0;            // events handed out by next() a second time or more
   std::uint64_t gaps = 0;              // gap messages handed out by next()
+  std::uint64_t charges_dropped = 0;   // charge events a daemon without costs cannot take
 };
 
 class outbox {
@@ -36,8 +37,12 @@ class outbox {
   // Numbers `e` (e.seq is set) and keeps it, or drops it when full. Its number either way.
   std::uint64_t push(protocol::event e);
   // The next message to send: events (at most max_events, consecutive, none of them sent on
-  // this connection yet) or a gap; std::monostate when everything was handed out.
-  std::variant<std::monostate, protocol::events, protocol::gap> next(std::size_t max_events);
+  // this connection yet) or a gap; std::monostate when everything was handed out. Without
+  // `costs` (the daemon does not list the feature) events go without their cost, and a charge
+  // event becomes a gap when its turn comes (it is never sent: a daemon without costs would
+  // count it as a call).
+  std::variant<std::monostate, protocol::events, protocol::gap> next(std::size_t max_events,
+                                                                     bool costs = true);
   bool has_unsent() const { return cursor_ < entries_.size(); }
   // A new connection: the daemon holds everything up to `last_ack`; everything after it is
   // sent again, in order. A daemon that lost numbers it had acknowledged (it must not) is told

@@ -104,12 +104,13 @@ void recording::tool_call_json(std::string_view tool, std::string_view args_json
 }
 
 void recording::tool_result(std::string_view tool, bool ok, std::string_view output,
-                            std::string_view id, const verdict& v) {
+                            std::string_view id, const protocol::cost& cost, const verdict& v) {
   trace_event ev = event_of(event_kind::tool_result);
   ev.tool = tool;
   ev.ok = ok;
   ev.output = output;
   ev.id = id;
+  ev.cost = cost;
   event(std::move(ev), v);
 }
 

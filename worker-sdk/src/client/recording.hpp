@@ -36,7 +36,7 @@ class recording {
   void tool_call_json(std::string_view tool, std::string_view args_json, std::string_view id,
                       const verdict& v);
   void tool_result(std::string_view tool, bool ok, std::string_view output, std::string_view id,
-                   const verdict& v);
+                   const protocol::cost& cost, const verdict& v);
   void text(std::string_view content, const verdict& v);
   void chunk(std::string_view chunk, const verdict& v);
   void user_message(std::string_view content, const verdict& v);

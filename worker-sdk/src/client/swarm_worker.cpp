@@ -55,6 +55,10 @@ struct swarm_worker::impl {
       e.ok = call.ok;
       e.result = call.result;
       e.t = wall_seconds();
+      e.spent = call.spent;
+      e.spent.tokens = std::min(e.spent.tokens, protocol::kMaxEventTokens);  // sums of reports
+      e.spent.amount = std::min(e.spent.amount, protocol::kMaxEventAmount);
+      e.charge = call.charge;
       client->send(std::move(e));
     });
   }
@@ -117,10 +121,11 @@ verdict swarm_worker::on_tool_call_json(std::string_view tool, std::string_view 
 }
 
 verdict swarm_worker::on_tool_result(std::string_view tool, bool ok, std::string_view output,
-                                     std::string_view call_id) {
+                                     std::string_view call_id, const protocol::cost& cost) {
   impl_->before();
-  verdict v = impl_->after(impl_->manager.on_tool_result(tool, ok, output, call_id));
-  if (impl_->rec) impl_->rec->tool_result(tool, ok, output, call_id, v);
+  const protocol::cost spent = protocol::sanitized(cost);
+  verdict v = impl_->after(impl_->manager.on_tool_result(tool, ok, output, call_id, spent));
+  if (impl_->rec) impl_->rec->tool_result(tool, ok, output, call_id, spent, v);
   return v;
 }
 
@@ -153,8 +158,12 @@ verdict swarm_worker::on_resume() {
 }
 
 verdict swarm_worker::add_cost(double amount) {
+  return add_cost(protocol::cost{0, amount});
+}
+
+verdict swarm_worker::add_cost(const protocol::cost& cost) {
   impl_->before();
-  verdict v = impl_->after(impl_->manager.add_cost(amount));
+  verdict v = impl_->after(impl_->manager.add_cost(cost));
   if (impl_->rec) impl_->rec->cost(v);
   return v;
 }

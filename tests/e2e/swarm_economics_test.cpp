@@ -1,0 +1,203 @@
+// Swarm economics end to end (docs/protocol.md, "Costs"): agents that link the SDK report what
+// their calls cost; the real loopguardd sums what each dead end burned, says it in verdicts, the
+// API and /metrics, and loses none of it to a SIGKILL.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <fstream>
+
+#include "../daemon/test_util.hpp"
+#include "daemon_process.hpp"
+#include "loopguard/hex.hpp"
+#include "loopguard/swarm_worker.hpp"
+#include "ws_client.hpp"
+
+using namespace loopguard;
+using namespace std::chrono_literals;
+using protocol::cost;
+using test::daemon_process;
+
+namespace {
+
+std::unique_ptr<daemon_process> economics_daemon(const test::temp_dir& dir,
+                                                 std::vector<std::string> extra = {}) {
+  const std::string config = dir.file("loopguardd.json");
+  std::ofstream(config)
+      << R"({"swarm":{"threshold":5,"critical_at":0,"min_workers":2,"budget":{"unit":"USD"}}})";
+  std::vector<std::string> args{"--config", config};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return std::make_unique<daemon_process>(dir.file(""), dir.file("lg.db"), std::move(args));
+}
+
+std::unique_ptr<swarm_worker> join(unsigned short port, const std::string& swarm,
+                                   const std::string& worker) {
+  auto w = std::make_unique<swarm_worker>();
+  client_options o;
+  o.url = "ws://127.0.0.1:" + std::to_string(port);
+  o.swarm = swarm;
+  o.worker = worker;
+  o.backoff_min = 20ms;
+  o.backoff_max = 200ms;
+  REQUIRE(w->connect(o).ok());
+  REQUIRE(w->client()->wait_connected(10s));
+  return w;
+}
+
+void settle(swarm_worker& w) {
+  auto* c = w.client();
+  REQUIRE_MESSAGE(c->wait_acknowledged(c->stats().sent, 20s), c->stats().last_error);
+}
+
+nlohmann::json get_json(unsigned short port, const std::string& target) {
+  std::string body;
+  REQUIRE(test::http_get(port, target, body) == 200);
+  return nlohmann::json::parse(body);
+}
+
+// What the test itself reported, to compare with what the daemon summed.
+struct ledger {
+  cost spent, dead_end;
+  std::vector<std::vector<std::string>> global_messages{3};  // per worker
+  void note(int worker, const verdict& v) {
+    for (const auto& d : v.detections) {
+      if (d.detector == detector_id::global)
+        global_messages[std::size_t(worker)].push_back(d.message);
+    }
+  }
+};
+
+// One worker's step: the shared dead end (same call, same failure) with its cost and a late
+// charge, then a healthy call with its cost. Amounts are multiples of 1/8: their sums are exact
+// in any order.
+void step(swarm_worker& w, int worker, int round, ledger& l) {
+  const cost call_cost{1000u * unsigned(worker + 1) + unsigned(round), 0.125 * (worker + 1)};
+  const cost late{7, 0.5};
+  const cost healthy{300, 0.25};
+  const verdict v = w.on_tool_call("search", nlohmann::json{{"query", "flaky auth token"}});
+  REQUIRE(v.action != action::reject);
+  l.note(worker, v);
+  l.note(worker, w.on_tool_result("search", false, "401 Unauthorized", {}, call_cost));
+  l.note(worker, w.add_cost(late));  // the call was sent with its result: a charge to it
+  l.note(worker,
+         w.on_tool_call("read_file",
+                        nlohmann::json{{"path", "src/" + std::to_string(worker * 100 + round)}}));
+  l.note(worker, w.on_tool_result("read_file", true, "contents", {}, healthy));
+  for (const cost& c : {call_cost, late}) l.dead_end += c;
+  for (const cost& c : {call_cost, late, healthy}) l.spent += c;
+}
+
+}  // namespace
+
+TEST_SUITE("swarm economics") {
+  TEST_CASE("a dead end's cost is summed exactly across workers and across a SIGKILL" *
+            doctest::timeout(90)) {
+    test::temp_dir dir;
+    auto d = economics_daemon(dir);
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    const unsigned short port = d->port();
+    std::vector<std::unique_ptr<swarm_worker>> swarm;
+    for (int i = 0; i < 3; ++i) swarm.push_back(join(port, "auth", test::worker_name(i)));
+    ledger l;
+    // Two rounds: six calls of the dead end by three workers declare it (threshold 5).
+    for (int round = 0; round < 2; ++round) {
+      for (int i = 0; i < 3; ++i) step(*swarm[i], i, round, l);
+    }
+    for (auto& w : swarm) settle(*w);
+    REQUIRE(swarm[0]->client()->wait_verdicts(1, 10s));
+
+    // A third round sent to a stopped daemon, which is then killed: in flight for certain.
+    d->signal(SIGSTOP);
+    for (int i = 0; i < 3; ++i) step(*swarm[i], i, 2, l);
+    std::this_thread::sleep_for(50ms);
+    std::uint64_t in_flight = 0;
+    for (auto& w : swarm)
+      in_flight += w->client()->stats().sent - w->client()->stats().acknowledged;
+    CHECK(in_flight > 0);
+    d->signal(SIGKILL);
+    CHECK(d->wait(5s) == 128 + SIGKILL);
+    d = economics_daemon(dir, {"--listen", "127.0.0.1:" + std::to_string(port)});
+    REQUIRE_MESSAGE(d->port() == port, d->log());
+    for (auto& w : swarm) settle(*w);
+
+    const auto detail = get_json(port, "/api/swarms/auth");
+    CHECK(detail.at("unit") == "USD");
+    CHECK(detail.at("spent").at("tokens") == l.spent.tokens);
+    CHECK(detail.at("spent").at("amount").get<double>() == l.spent.amount);
+    // Only the declared dead end burns the swarm's money; healthy reads are spent, not wasted.
+    CHECK(detail.at("wasted").at("tokens") == l.dead_end.tokens);
+    CHECK(detail.at("wasted").at("amount").get<double>() == l.dead_end.amount);
+    const auto& top = detail.at("top").at(0);
+    CHECK(top.at("tool") == "search");
+    CHECK(top.at("wasted").at("tokens") == l.dead_end.tokens);
+    CHECK(top.at("wasted").at("amount").get<double>() == l.dead_end.amount);
+    CHECK(detail.at("verdicts").at(0).at("wasted").at("tokens") == l.dead_end.tokens);
+
+    std::string metrics;
+    REQUIRE(test::http_get(port, "/metrics", metrics) == 200);
+    char want[128];
+    std::snprintf(want, sizeof want,
+                  "loopguard_swarm_wasted_cost_total{swarm=\"auth\",unit=\"USD\"} %.17g\n",
+                  l.dead_end.amount);
+    CHECK_MESSAGE(metrics.find(want) != std::string::npos, metrics);
+    CHECK(metrics.find("loopguard_swarm_tokens_total{swarm=\"auth\"} " +
+                       std::to_string(l.spent.tokens) + "\n") != std::string::npos);
+
+    // Every worker was told what the dead end had burned when it was declared.
+    for (int i = 0; i < 3; ++i) {
+      CAPTURE(i);
+      bool told = false;
+      for (const auto& m : l.global_messages[std::size_t(i)]) {
+        told |= m.find(" burned on it)") != std::string::npos &&
+                m.find(" tokens, $") != std::string::npos;
+      }
+      CHECK(told);
+    }
+  }
+
+  TEST_CASE("against a daemon without the feature cost: costs left out, charges declared gaps" *
+            doctest::timeout(60)) {
+    test::temp_dir dir;
+    auto d = economics_daemon(
+        dir, {"--protocol-features", "detections,active_verdicts,error_seq,swarm_url,observe"});
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    std::vector<std::unique_ptr<swarm_worker>> swarm;
+    for (int i = 0; i < 3; ++i) swarm.push_back(join(d->port(), "auth", test::worker_name(i)));
+    ledger l;
+    for (int round = 0; round < 2; ++round) {
+      for (int i = 0; i < 3; ++i) step(*swarm[i], i, round, l);
+    }
+    for (auto& w : swarm) {
+      settle(*w);
+      const auto st = w->client()->stats();
+      CHECK(st.charges_dropped == 2);  // one per step
+      CHECK(st.gaps_sent == 2);
+      CHECK(st.connects == 1);  // no reconnect loop
+      CHECK(st.refused_dropped == 0);
+    }
+    const auto detail = get_json(d->port(), "/api/swarms/auth");
+    CHECK(detail.at("calls") == 12);  // six dead-end calls, six reads: no charge counted as one
+    CHECK(detail.at("spent").at("tokens") == 0);
+    REQUIRE(detail.at("verdicts").size() >= 1);
+    CHECK(detail.at("verdicts").at(0).at("message").get<std::string>().find("burned") ==
+          std::string::npos);
+
+    // A raw client that sends a charge anyway is refused, naming the event.
+    test::ws_client raw(d->port(), "/ws?swarm=auth");
+    REQUIRE(raw.hello("auth", "raw", "inc"));
+    raw.send(nlohmann::json{{"type", "events"},
+                            {"events",
+                             {{{"seq", 1},
+                               {"tool", "search"},
+                               {"exact", "0000000000000001"},
+                               {"structural", "0000000000000002"},
+                               {"t", 1},
+                               {"charge", true},
+                               {"cost", {{"tokens", 5}}}}}}});
+    const auto error = raw.next_of("error", 10s);
+    REQUIRE(error.has_value());
+    CHECK(error->at("code") == "bad_message");
+    CHECK(error->at("message") ==
+          "events[0]: a worker may not send a charge event (feature cost is off)");
+    CHECK(error->at("seq") == 1);
+  }
+}

@@ -30,7 +30,8 @@ json summary_json(const swarm_summary& s) {
           {"calls", s.calls},
           {"spent", cost_json(s.spent)},
           {"wasted", cost_json(s.wasted)},
-          {"unit", s.unit}};
+          {"unit", s.unit},
+          {"budget", {{"level", std::string(to_string(s.budget))}, {"used", s.budget_used}}}};
 }
 
 json verdict_json(const protocol::verdict& v) {
@@ -40,7 +41,7 @@ json verdict_json(const protocol::verdict& v) {
           {"level", std::string(to_string(v.level))},
           {"calls", v.calls},
           {"workers", v.workers},
-          {"wasted", cost_json(v.wasted)},
+          {"cost", cost_json(v.spent)},
           {"message", v.message},
           {"t", v.t}};
 }

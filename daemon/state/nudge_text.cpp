@@ -1,5 +1,6 @@
 #include "state/nudge_text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -62,6 +63,35 @@ std::string cost_words(const protocol::cost& c, std::string_view unit) {
     out += amount_words(c.amount, unit);
   }
   return out;
+}
+
+std::string budget_nudge(severity level, const protocol::cost& spent, const budget_cap& cap) {
+  double used = 0;
+  std::string parts;
+  if (cap.tokens > 0) {
+    used = static_cast<double>(spent.tokens) / static_cast<double>(cap.tokens);
+    parts = token_words(spent.tokens) + " of " + token_words(cap.tokens);
+  }
+  if (cap.amount > 0) {
+    used = std::max(used, spent.amount / cap.amount);
+    if (!parts.empty()) parts += ", ";
+    parts += amount_words(spent.amount, cap.unit) + " of " + amount_words(cap.amount, cap.unit);
+  }
+  const std::string percent = std::to_string(static_cast<long long>(std::floor(used * 100)));
+  const std::string usage = "this swarm has used " + percent + "% of its budget (" + parts + ").";
+  switch (level) {
+    case severity::terminate:
+      return "[Loopguard TERMINATE] Swarm budget overrun: " + usage +
+             " Stop now: no worker of this swarm may go on.";
+    case severity::critical:
+      return "[Loopguard CRITICAL] Swarm budget spent: " + usage +
+             " Every tool call of this swarm is refused from now on. Report what you have and "
+             "stop.";
+    default:
+      return "[Loopguard] Swarm budget: " + usage +
+             " Wrap up: finish the task or report what you have; avoid open-ended exploration "
+             "and retries. The budget belongs to the swarm: workers it starts share it.";
+  }
 }
 
 std::string global_nudge(severity level, const nudge_facts& f) {

@@ -7,6 +7,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
+#include "state/swarm_rules.hpp"
 
 namespace loopguard::daemon {
 
@@ -24,6 +25,10 @@ struct nudge_facts {
 // "212k tokens, $3.18" (USD is written with $; another unit follows the amount; no unit: the
 // number alone); the part not reported is left out; empty when nothing was.
 std::string cost_words(const protocol::cost& c, std::string_view unit);
+
+// The text of a budget verdict at `level` (warn, critical, terminate): how much of its budget
+// the swarm used and what to do.
+std::string budget_nudge(severity level, const protocol::cost& spent, const budget_cap& cap);
 
 // Level none: the text of a lifted verdict (the dead end looks cleared; `calls` are the counted
 // calls left in the window).

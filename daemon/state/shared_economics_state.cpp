@@ -81,10 +81,13 @@ std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& 
   ++events_;
   if (raw.charge) {
     // Charged to a call, so a swarm without one has nothing to charge (and is not created).
-    if (const auto known = swarms_.find(raw.swarm); known != swarms_.end()) {
-      charge(known->second, raw);
-    }
-    return {};
+    const auto known = swarms_.find(raw.swarm);
+    if (known == swarms_.end()) return {};
+    charge(known->second, raw);
+    std::vector<protocol::verdict> out;
+    if (auto b = judge_budget(known->first, known->second)) out.push_back(std::move(*b));
+    verdicts_ += out.size();
+    return out;
   }
   auto [it, inserted] = swarms_.try_emplace(raw.swarm);
   swarm& s = it->second;
@@ -119,7 +122,53 @@ std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& 
     out.push_back(std::move(*v2));
     ++verdicts_;
   }
+  if (auto b = judge_budget(it->first, s)) {
+    out.push_back(std::move(*b));
+    ++verdicts_;
+  }
   return out;
+}
+
+double shared_economics_state::budget_used(const std::string& name, const swarm& s) const {
+  const budget_cap& cap = rules_.budget.of(name);
+  double used = 0;  // of the cap, the further of tokens and amount
+  if (cap.tokens > 0) used = static_cast<double>(s.spent.tokens) / static_cast<double>(cap.tokens);
+  if (cap.amount > 0) used = std::max(used, s.spent.amount / cap.amount);
+  return used;
+}
+
+severity shared_economics_state::budget_level_of(const std::string& name, const swarm& s) const {
+  const budget_cap& cap = rules_.budget.of(name);
+  if (!cap.capped()) return severity::none;
+  const double used = budget_used(name, s);
+  if (cap.terminate_at > 0 && used >= cap.terminate_at) return severity::terminate;
+  if (used >= 1) return severity::critical;
+  if (used >= cap.warn_fraction) return severity::warn;
+  return severity::none;
+}
+
+std::optional<protocol::verdict> shared_economics_state::judge_budget(const std::string& name,
+                                                                      swarm& s) {
+  const severity level = budget_level_of(name, s);
+  if (level <= s.budget_level) return std::nullopt;
+  s.budget_level = level;
+  s.budget_t = s.latest_t;
+  return budget_verdict(name, s);
+}
+
+protocol::verdict shared_economics_state::budget_verdict(const std::string& name,
+                                                         const swarm& s) const {
+  const budget_cap& cap = rules_.budget.of(name);
+  protocol::verdict v;
+  v.swarm = name;
+  v.kind = "budget";
+  v.level = s.budget_level;
+  v.workers = static_cast<std::uint32_t>(s.worker_names.size());
+  v.spent = s.spent;
+  v.unit = cap.unit;
+  v.t = s.budget_t;
+  v.message = budget_nudge(s.budget_level, s.spent, cap);
+  return v;
 }
 
 std::optional<protocol::verdict> shared_economics_state::touch(
@@ -296,10 +345,10 @@ protocol::verdict shared_economics_state::verdict_of(const std::string& name,
   v.calls = f.level_calls;
   v.workers = f.level_workers;
   v.t = f.level_t;
-  v.wasted = f.wasted;
-  v.unit = rules_.budget.unit;
+  v.spent = f.wasted;
+  v.unit = rules_.budget.of(name).unit;
   v.message = global_nudge(f.level, {v.tool, v.kind, v.calls, v.workers, rules_.window_seconds,
-                                     by_cap, v.wasted, v.unit});
+                                     by_cap, v.spent, v.unit});
   return v;
 }
 

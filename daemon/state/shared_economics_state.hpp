@@ -50,12 +50,14 @@ struct swarm_summary {
   std::string swarm;
   std::size_t fingerprints = 0;
   std::size_t workers = 0;
-  std::size_t verdicts = 0;  // fingerprints with a declared level
-  std::uint64_t calls = 0;   // exact-fingerprint calls, i.e. events applied
-  protocol::cost spent;      // every cost the swarm's events reported
-  protocol::cost wasted;     // what its global dead ends burned (counted calls of declared
-                             // exact fingerprints, from before and while declared)
-  std::string unit;          // of the amounts (the rule's budget.unit)
+  std::size_t verdicts = 0;          // fingerprints with a declared level
+  std::uint64_t calls = 0;           // exact-fingerprint calls, i.e. events applied
+  protocol::cost spent;              // every cost the swarm's events reported
+  protocol::cost wasted;             // what its global dead ends burned (counted calls of declared
+                                     // exact fingerprints, from before and while declared)
+  std::string unit;                  // of the amounts (the swarm's budget unit)
+  severity budget = severity::none;  // the level its budget reached
+  double budget_used = 0;            // of its cap (the further of tokens and amount); 0: no cap
 };
 
 // What GET /api/swarms/{id} shows, copied out of the state in one piece (no digest: computing
@@ -181,6 +183,9 @@ class shared_economics_state {
     double latest_t = 0;
     bool has_t = false;
     protocol::cost spent, wasted;  // swarm totals (swarm_row)
+    // The budget's level reached (derived from `spent`, recomputed at a restore) and when.
+    severity budget_level = severity::none;
+    double budget_t = 0;
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
     std::unordered_map<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
@@ -210,6 +215,13 @@ class shared_economics_state {
   static void waste(swarm& s, const fingerprint_key& key, fingerprint_stats& st,
                     const protocol::cost& c);
   static void book(swarm& s, const fingerprint_key& key, fingerprint_stats& st);
+  // The swarm's budget: the level its spend reaches under its cap; judge_budget() raises the
+  // swarm's level to it and returns the verdict to push (every level once); budget_verdict()
+  // is the verdict of the level reached.
+  severity budget_level_of(const std::string& name, const swarm& s) const;
+  double budget_used(const std::string& name, const swarm& s) const;
+  std::optional<protocol::verdict> judge_budget(const std::string& name, swarm& s);
+  protocol::verdict budget_verdict(const std::string& name, const swarm& s) const;
   // Counts the call; lifts the fingerprint's verdict into `lifted` when its counts fell below
   // it; returns what the call declared.
   std::optional<protocol::verdict> touch(const std::string& name, swarm& s,

@@ -162,9 +162,16 @@ std::optional<swarm_summary> shared_economics_state::summary(std::string_view na
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return std::nullopt;
   const swarm& s = it->second;
-  return swarm_summary{it->first,         s.fingerprints.size(), s.worker_names.size(),
-                       s.declared.size(), s.exact_calls,         s.spent,
-                       s.wasted,          rules_.budget.unit};
+  return swarm_summary{it->first,
+                       s.fingerprints.size(),
+                       s.worker_names.size(),
+                       s.declared.size(),
+                       s.exact_calls,
+                       s.spent,
+                       s.wasted,
+                       rules_.budget.of(it->first).unit,
+                       s.budget_level,
+                       budget_used(it->first, s)};
 }
 
 std::vector<swarm_summary> shared_economics_state::swarms() const {
@@ -219,6 +226,8 @@ std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view
     const bool by_cap = e.stats.level == severity::warn && e.window_counted < rules_.threshold;
     out.push_back(verdict_of(it->first, key, e.stats, by_cap));
   }
+  if (it->second.budget_level != severity::none)
+    out.push_back(budget_verdict(it->first, it->second));
   std::sort(out.begin(), out.end(), [](const protocol::verdict& a, const protocol::verdict& b) {
     if (a.t != b.t) return a.t < b.t;
     if (a.kind != b.kind) return a.kind < b.kind;
@@ -310,6 +319,9 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
     s.has_t = true;
     s.spent = r.spent;
     s.wasted = r.wasted;
+    // Derived: the level its spend reaches under today's rules, as reached (no verdict now).
+    s.budget_level = budget_level_of(r.swarm, s);
+    s.budget_t = s.latest_t;
   }
   for (const auto& r : workers) {
     swarm& s = swarms_[r.swarm];

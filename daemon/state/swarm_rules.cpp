@@ -1,5 +1,6 @@
 #include "state/swarm_rules.hpp"
 
+#include <algorithm>
 #include <string>
 
 namespace loopguard::daemon {
@@ -9,12 +10,65 @@ constexpr std::uint64_t kMaxMinWorkers = 100000;
 constexpr double kMaxWindowSeconds = 30.0 * 24 * 3600;  // 30 days
 constexpr std::uint64_t kMinFingerprints = 16;
 constexpr std::uint64_t kMaxFingerprints = 100000000;
+constexpr std::uint64_t kMaxBudgetTokens = 1'000'000'000'000'000;  // 1e15
+constexpr double kMaxBudgetAmount = 1e15;
+constexpr double kMaxTerminateAt = 1000;
 
 std::string range(std::uint64_t lo, std::uint64_t hi) {
   return "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
 }
 
+void read_budget_cap(json_fields::object x, budget_cap& out) {
+  x.identifier("unit", out.unit, budget_cap::kMaxUnitBytes);
+  x.integer("tokens", out.tokens, 0, kMaxBudgetTokens);
+  x.number("amount", out.amount, 0, kMaxBudgetAmount);
+  x.number("warn_fraction", out.warn_fraction, 0, 1);
+  x.number("terminate_at", out.terminate_at, 0, kMaxTerminateAt);
+}
+
+status validate_cap(const budget_cap& c, const std::string& path) {
+  using json_fields::field_error;
+  using nlohmann::json;
+  if (!(c.warn_fraction > 0) || c.warn_fraction > 1) {
+    return field_error(path + ".warn_fraction", "a number in (0, 1]", json(c.warn_fraction));
+  }
+  if (c.terminate_at != 0 && (c.terminate_at < 1 || c.terminate_at > kMaxTerminateAt)) {
+    return field_error(path + ".terminate_at", "0 (never) or a number in 1..1000",
+                       json(c.terminate_at));
+  }
+  return {};
+}
+
+nlohmann::json cap_json(const budget_cap& c) {
+  return {{"unit", c.unit},
+          {"tokens", c.tokens},
+          {"amount", c.amount},
+          {"warn_fraction", c.warn_fraction},
+          {"terminate_at", c.terminate_at}};
+}
+
+nlohmann::json budget_json(const budget_rules& b) {
+  nlohmann::json j = cap_json(b.base);
+  if (!b.prefixes.empty()) {
+    nlohmann::json& p = j["prefixes"] = nlohmann::json::object();
+    for (const auto& [prefix, cap] : b.prefixes) p[prefix] = cap_json(cap);
+  }
+  return j;
+}
+
 }  // namespace
+
+const budget_cap& budget_rules::of(std::string_view swarm) const {
+  const budget_cap* best = &base;
+  std::size_t longest = 0;
+  for (const auto& [prefix, cap] : prefixes) {
+    if (swarm.starts_with(prefix) && (best == &base || prefix.size() > longest)) {
+      best = &cap;
+      longest = prefix.size();
+    }
+  }
+  return *best;
+}
 
 status validate(const swarm_rules& r) {
   using json_fields::field_error;
@@ -45,6 +99,15 @@ status validate(const swarm_rules& r) {
                        range(kMinFingerprints, kMaxFingerprints),
                        json(r.max_fingerprints_per_swarm));
   }
+  if (status s = validate_cap(r.budget.base, "swarm.budget"); !s.ok()) return s;
+  if (r.budget.prefixes.size() > budget_rules::kMaxPrefixes) {
+    return field_error("swarm.budget.prefixes",
+                       "at most " + std::to_string(budget_rules::kMaxPrefixes) + " prefixes",
+                       json(r.budget.prefixes.size()));
+  }
+  for (const auto& [prefix, cap] : r.budget.prefixes) {
+    if (status s = validate_cap(cap, "swarm.budget.prefixes." + prefix); !s.ok()) return s;
+  }
   return {};
 }
 
@@ -59,7 +122,19 @@ void read_swarm_rules(json_fields::object x, swarm_rules& out) {
   x.integer("max_fingerprints_per_swarm", out.max_fingerprints_per_swarm, kMinFingerprints,
             kMaxFingerprints);
   json_fields::object budget = x.member("budget");
-  budget.identifier("unit", out.budget.unit, budget_rules::kMaxUnitBytes);
+  read_budget_cap(budget, out.budget.base);
+  for (const auto prefix : budget.keys("prefixes")) {
+    budget_cap cap = out.budget.base;  // what an override does not say, the base says
+    auto it = std::find_if(out.budget.prefixes.begin(), out.budget.prefixes.end(),
+                           [&](const auto& p) { return p.first == prefix; });
+    if (it != out.budget.prefixes.end()) cap = it->second;
+    read_budget_cap(budget.at("prefixes").member(prefix), cap);
+    if (it != out.budget.prefixes.end()) {
+      it->second = cap;
+    } else {
+      out.budget.prefixes.emplace_back(std::string(prefix), cap);
+    }
+  }
 }
 
 result<swarm_rules> parse_swarm_rules(const nlohmann::json& j, swarm_rules base) {
@@ -78,7 +153,7 @@ nlohmann::json to_json(const swarm_rules& r) {
           {"absolute_cap", r.absolute_cap},
           {"critical_at", r.critical_at},
           {"max_fingerprints_per_swarm", r.max_fingerprints_per_swarm},
-          {"budget", {{"unit", r.budget.unit}}}};
+          {"budget", budget_json(r.budget)}};
 }
 
 }  // namespace loopguard::daemon

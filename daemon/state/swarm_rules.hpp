@@ -5,6 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -13,10 +16,27 @@
 
 namespace loopguard::daemon {
 
-// What the swarm's reported costs are measured in (docs/configuration.md, "swarm.budget").
-struct budget_rules {
+// One swarm's budget (docs/configuration.md, "swarm.budget"): what its reported costs are
+// measured in, and the caps its workers share. The swarm's spend reaching warn_fraction of a cap
+// warns every worker; reaching the cap is critical (every call rejected); terminate_at times the
+// cap, terminate. The token and the amount cap are judged each on its own; the further wins.
+struct budget_cap {
   static constexpr std::size_t kMaxUnitBytes = 16;
-  std::string unit;  // the unit of the amounts events report ("USD"); empty: none said
+  std::string unit;          // of the amounts events report ("USD"); empty: none said
+  std::uint64_t tokens = 0;  // 0: no token cap
+  double amount = 0;         // 0: no amount cap
+  double warn_fraction = 0.8;
+  double terminate_at = 1.5;  // times the cap; 0: never terminate
+  bool capped() const { return tokens > 0 || amount > 0; }
+  friend bool operator==(const budget_cap&, const budget_cap&) = default;
+};
+
+struct budget_rules {
+  static constexpr std::size_t kMaxPrefixes = 256;
+  budget_cap base;
+  // Overrides by swarm-id prefix (keys not given keep the base's); the longest match wins.
+  std::vector<std::pair<std::string, budget_cap>> prefixes;
+  const budget_cap& of(std::string_view swarm) const;
   friend bool operator==(const budget_rules&, const budget_rules&) = default;
 };
 

@@ -157,7 +157,7 @@ void parse_verdict(object& r, message& out) {
   r.integer(required("workers"), m.workers);
   r.string(required("message"), m.message, kMaxFrameBytes);
   r.number(required("t"), m.t);
-  read_cost(r, "wasted", m.wasted);
+  read_cost(r, "cost", m.spent);
   r.string("unit", m.unit, kMaxNameBytes);
   out = std::move(m);
 }
@@ -279,7 +279,7 @@ struct to_json_visitor {
            {"workers", m.workers},
            {"message", m.message},
            {"t", m.t}};
-    if (!m.wasted.empty()) j["wasted"] = cost_json(m.wasted);
+    if (!m.spent.empty()) j["cost"] = cost_json(m.spent);
     if (!m.unit.empty()) j["unit"] = m.unit;
     return j;
   }

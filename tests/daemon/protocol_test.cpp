@@ -61,12 +61,12 @@ TEST_SUITE("protocol") {
 
     const auto v = parse(golden("verdict_cost"));
     REQUIRE(v.has_value());
-    CHECK(std::get<verdict>(*v).wasted == cost{212400, 3.18});
+    CHECK(std::get<verdict>(*v).spent == cost{212400, 3.18});
     CHECK(std::get<verdict>(*v).unit == "USD");
     CHECK(nlohmann::json::parse(serialize(*v)) == nlohmann::json::parse(golden("verdict_cost")));
     // Without costs a verdict has neither field, as in v1.
     const auto old = nlohmann::json::parse(serialize(*parse(golden("verdict"))));
-    CHECK_FALSE(old.contains("wasted"));
+    CHECK_FALSE(old.contains("cost"));
     CHECK_FALSE(old.contains("unit"));
   }
 

@@ -72,4 +72,50 @@ TEST_SUITE("swarm_rules") {
     REQUIRE(r.has_value());
     CHECK(validate(*r).ok());
   }
+
+  TEST_CASE("budget: caps, ladder and per-prefix overrides; the longest prefix wins") {
+    const auto r = parse_swarm_rules(json::parse(R"({"budget":{
+      "tokens": 2000000, "amount": 50, "unit": "USD", "warn_fraction": 0.75,
+      "prefixes": {"nightly-": {"amount": 10}, "nightly-big-": {"amount": 100, "unit": "EUR"},
+                   "free.": {"tokens": 1000, "amount": 0, "terminate_at": 0}}}})"));
+    REQUIRE_MESSAGE(r.has_value(), r.error().message());
+    const budget_rules& b = r->budget;
+    CHECK(b.of("refactor-auth").amount == 50);
+    CHECK(b.of("refactor-auth").tokens == 2000000);
+    CHECK(b.of("refactor-auth").terminate_at == 1.5);  // the default
+    CHECK(b.of("nightly-7").amount == 10);
+    CHECK(b.of("nightly-7").tokens == 2000000);  // not overridden: the base's
+    CHECK(b.of("nightly-7").unit == "USD");
+    CHECK(b.of("nightly-7").warn_fraction == 0.75);
+    CHECK(b.of("nightly-big-1").amount == 100);
+    CHECK(b.of("nightly-big-1").unit == "EUR");
+    CHECK(b.of("free.x").tokens == 1000);
+    CHECK(b.of("free.x").terminate_at == 0);
+    CHECK(b.of("nightly").amount == 50);  // a prefix must match whole
+    const auto back = parse_swarm_rules(to_json(*r));
+    REQUIRE(back.has_value());
+    CHECK(back->budget == r->budget);
+    CHECK_FALSE(swarm_rules{}.budget.base.capped());  // no budget unless configured
+  }
+
+  TEST_CASE("budget errors name the key") {
+    const auto error_of = [](const char* text) {
+      const auto r = parse_swarm_rules(json::parse(text));
+      REQUIRE_FALSE(r.has_value());
+      return r.error().message();
+    };
+    CHECK(error_of(R"({"budget":{"warn_fraction":0}})") ==
+          "swarm.budget.warn_fraction: expected a number in (0, 1], got 0.0");
+    CHECK(error_of(R"({"budget":{"terminate_at":0.5}})") ==
+          "swarm.budget.terminate_at: expected 0 (never) or a number in 1..1000, got 0.5");
+    CHECK(error_of(R"({"budget":{"amount":-1}})").starts_with("swarm.budget.amount: expected"));
+    CHECK(error_of(R"({"budget":{"tokns":5}})").starts_with("swarm.budget.tokns: unknown key"));
+    CHECK(error_of(R"({"budget":{"prefixes":{"a-":{"warn_fraction":2}}}})") ==
+          "swarm.budget.prefixes.a-.warn_fraction: expected a number in 0..1, got 2");
+    CHECK(error_of(R"({"budget":{"prefixes":{"a-":{"terminate_at":0.5}}}})") ==
+          "swarm.budget.prefixes.a-.terminate_at: expected 0 (never) or a number in 1..1000, "
+          "got 0.5");
+    CHECK(error_of(R"({"budget":{"unit":"US\u00a0dollars and more than sixteen bytes"}})")
+              .starts_with("swarm.budget.unit:"));
+  }
 }

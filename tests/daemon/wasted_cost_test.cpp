@@ -54,7 +54,7 @@ const fingerprint_stats& stats_of(const shared_economics_state& s, std::uint64_t
 
 swarm_rules usd() {
   swarm_rules r;
-  r.budget.unit = "USD";
+  r.budget.base.unit = "USD";
   return r;
 }
 
@@ -130,8 +130,8 @@ TEST_SUITE("wasted cost") {
       got.insert(got.end(), v.begin(), v.end());
     }
     REQUIRE(got.size() == 1);
-    CHECK(got[0].wasted.tokens == 212400);
-    CHECK(got[0].wasted.amount == doctest::Approx(3.18));
+    CHECK(got[0].spent.tokens == 212400);
+    CHECK(got[0].spent.amount == doctest::Approx(3.18));
     CHECK(got[0].unit == "USD");
     CHECK(got[0].message.find("in the last 30 min (212k tokens, $3.18 burned on it), and it") !=
           std::string::npos);
@@ -163,7 +163,7 @@ TEST_SUITE("wasted cost") {
       got.insert(got.end(), v.begin(), v.end());
     }
     REQUIRE(got.size() == 1);
-    CHECK(got[0].wasted.empty());
+    CHECK(got[0].spent.empty());
     CHECK(got[0].message.find("burned") == std::string::npos);
   }
 
@@ -236,5 +236,76 @@ TEST_SUITE("wasted cost") {
           std::string::npos);
     CHECK(text.find("loopguard_swarm_wasted_cost_total{swarm=\"team \\\"a\\\"\",unit=\"USD\"} "
                     "0.25\n") != std::string::npos);
+  }
+
+  TEST_CASE("budget: the swarm's spend climbs the ladder once per level, whoever spends it") {
+    swarm_rules r = usd();
+    r.budget.base.amount = 10;  // warn at 8, critical at 10, terminate at 15
+    shared_economics_state s(r);
+    std::vector<protocol::verdict> got;
+    const auto spend = [&](const std::string& worker, double amount, double t) {
+      // Different calls (each its own fingerprint): no dead end, only spend.
+      auto v = s.apply(call(worker, 100 + std::uint64_t(t), t, 7, {0, amount}));
+      got.insert(got.end(), v.begin(), v.end());
+    };
+    for (int i = 0; i < 7; ++i) spend(test::worker_name(i % 3), 1, i);  // 7: no worker reaches 8
+    CHECK(got.empty());
+    spend("w1", 1, 7);  // 8: warn, for the swarm
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].kind == "budget");
+    CHECK(got[0].level == severity::warn);
+    CHECK(got[0].fingerprint == 0);
+    CHECK(got[0].tool.empty());
+    CHECK(got[0].workers == 3);
+    CHECK(got[0].spent == cost{0, 8});
+    CHECK(got[0].unit == "USD");
+    CHECK(got[0].message ==
+          "[Loopguard] Swarm budget: this swarm has used 80% of its budget ($8.00 of $10.00). "
+          "Wrap up: finish the task or report what you have; avoid open-ended exploration and "
+          "retries. The budget belongs to the swarm: workers it starts share it.");
+    spend("w2", 1, 8);
+    CHECK(got.size() == 1);              // warn once
+    s.apply(charge("w2", 108, {0, 1}));  // a charge spends too: 10, critical
+    const auto v = s.verdicts("s1");
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].level == severity::critical);
+    CHECK(
+        v[0].message.starts_with("[Loopguard CRITICAL] Swarm budget spent: this swarm has used "
+                                 "100% of its budget ($10.00 of $10.00)."));
+    CHECK(s.summary("s1")->budget == severity::critical);
+    CHECK(s.summary("s1")->budget_used == doctest::Approx(1.0));
+    spend("w0", 5, 9);  // 15: terminate
+    REQUIRE(got.size() == 2);
+    CHECK(got[1].level == severity::terminate);
+    CHECK(got[1].message.starts_with("[Loopguard TERMINATE]"));
+
+    // A restore derives the level from the spend: nothing is pushed again, a late worker is
+    // told the level reached (verdicts_as_pushed).
+    shared_economics_state again(r);
+    again.restore(s.snapshot());
+    CHECK(again.summary("s1")->budget == severity::terminate);
+    const auto pushed = again.verdicts_as_pushed("s1");
+    REQUIRE(pushed.size() == 1);
+    CHECK(pushed[0].kind == "budget");
+    CHECK(pushed[0].level == severity::terminate);
+    CHECK(again.apply(call("w9", 500, 10, 7, {0, 1})).empty());
+  }
+
+  TEST_CASE("budget: tokens and amount each count; a prefix override; no cap, no verdict") {
+    swarm_rules r;
+    r.budget.base.tokens = 1000;
+    r.budget.base.amount = 100;
+    budget_cap small = r.budget.base;
+    small.tokens = 100;
+    r.budget.prefixes.emplace_back("s", small);
+    shared_economics_state s(r);
+    auto v = s.apply(call("w0", 1, 0, 7, {85, 1}));  // 85% of the prefix's 100 tokens
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].level == severity::warn);
+    CHECK(v[0].message.find("85 tokens of 100 tokens, 1.00 of 100.00") != std::string::npos);
+
+    shared_economics_state none;
+    CHECK(none.apply(call("w0", 1, 0, 7, {1000000000, 1e9})).empty());
+    CHECK(none.summary("s1")->budget == severity::none);
   }
 }

@@ -244,6 +244,26 @@ TEST_SUITE("cli_daemon") {
     CHECK(online.out == offline.out);
   }
 
+  TEST_CASE("costs and a swarm budget: the daemon's lines are the offline lines" *
+            doctest::timeout(60)) {
+    test::temp_dir dir;
+    const std::string config = kData + "/replay/budget-config.json";
+    daemon_process d(dir.file(""), dir.file("lg.db"), {"--config", config});
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    const std::string trace = kData + "/replay/swarm-wasted-cost.jsonl";
+    const cli_result offline = run_loopguard(dir.file(""), {"replay", "--config", config, trace});
+    REQUIRE(offline.exit == 0);
+    for (const char* level : {"warn", "critical", "terminate"}) {
+      CHECK(offline.out.find(std::string(R"("detector":"budget","severity":")") + level) !=
+            std::string::npos);
+    }
+    CHECK(offline.out.find("(177k tokens, $2.65 burned on it)") != std::string::npos);
+    const cli_result online =
+        run_loopguard(dir.file(""), {"replay", "--config", config, "--daemon", url_of(d), trace});
+    CHECK_MESSAGE(online.exit == 0, online.err);
+    CHECK(online.out == offline.out);
+  }
+
   TEST_CASE("the longest swarm name and a tool name beyond the limit give the same lines" *
             doctest::timeout(60)) {
     test::temp_dir dir;

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <optional>
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
@@ -19,11 +20,17 @@ using test::daemon_process;
 
 namespace {
 
+constexpr const char* kDeadEndRules =
+    R"({"swarm":{"threshold":5,"critical_at":0,"min_workers":2,"budget":{"unit":"USD"}}})";
+// $3 for the swarm: warn at $1.50, critical at $3, terminate at $6.
+constexpr const char* kBudgetRules =
+    R"({"swarm":{"budget":{"unit":"USD","amount":3,"warn_fraction":0.5,"terminate_at":2}}})";
+
 std::unique_ptr<daemon_process> economics_daemon(const test::temp_dir& dir,
-                                                 std::vector<std::string> extra = {}) {
+                                                 std::vector<std::string> extra = {},
+                                                 const char* rules = kDeadEndRules) {
   const std::string config = dir.file("loopguardd.json");
-  std::ofstream(config)
-      << R"({"swarm":{"threshold":5,"critical_at":0,"min_workers":2,"budget":{"unit":"USD"}}})";
+  std::ofstream(config) << rules;
   std::vector<std::string> args{"--config", config};
   args.insert(args.end(), extra.begin(), extra.end());
   return std::make_unique<daemon_process>(dir.file(""), dir.file("lg.db"), std::move(args));
@@ -41,6 +48,22 @@ std::unique_ptr<swarm_worker> join(unsigned short port, const std::string& swarm
   REQUIRE(w->connect(o).ok());
   REQUIRE(w->client()->wait_connected(10s));
   return w;
+}
+
+// The level of the swarm's budget verdict in `v`, if it carries one.
+std::optional<severity> budget_in(const verdict& v) {
+  for (const auto& d : v.detections) {
+    if (d.detector == detector_id::budget) return d.level;
+  }
+  return std::nullopt;
+}
+
+// A healthy call of its own (never a dead end) that cost `amount`; its verdict.
+verdict work(swarm_worker& w, int n, double amount) {
+  const verdict v = w.on_tool_call("read_file", nlohmann::json{{"path", "f" + std::to_string(n)}});
+  if (v.action == action::reject || v.action == action::terminate) return v;
+  w.on_tool_result("read_file", true, "contents " + std::to_string(n), {}, cost{0, amount});
+  return v;
 }
 
 void settle(swarm_worker& w) {
@@ -130,7 +153,7 @@ TEST_SUITE("swarm economics") {
     CHECK(top.at("tool") == "search");
     CHECK(top.at("wasted").at("tokens") == l.dead_end.tokens);
     CHECK(top.at("wasted").at("amount").get<double>() == l.dead_end.amount);
-    CHECK(detail.at("verdicts").at(0).at("wasted").at("tokens") == l.dead_end.tokens);
+    CHECK(detail.at("verdicts").at(0).at("cost").at("tokens") == l.dead_end.tokens);
 
     std::string metrics;
     REQUIRE(test::http_get(port, "/metrics", metrics) == 200);
@@ -199,5 +222,65 @@ TEST_SUITE("swarm economics") {
     CHECK(error->at("message") ==
           "events[0]: a worker may not send a charge event (feature cost is off)");
     CHECK(error->at("seq") == 1);
+  }
+
+  TEST_CASE("the swarm budget: reached together, inherited by a late worker, kept by a restart" *
+            doctest::timeout(90)) {
+    test::temp_dir dir;
+    auto d = economics_daemon(dir, {}, kBudgetRules);
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    const unsigned short port = d->port();
+    std::vector<std::unique_ptr<swarm_worker>> swarm;
+    for (int i = 0; i < 3; ++i) swarm.push_back(join(port, "nightly", test::worker_name(i)));
+    // Each worker spends $0.625 a step: $1.875 after one step each (warn at $1.50), while no
+    // worker alone has spent more than $0.625.
+    for (int i = 0; i < 3; ++i) CHECK(work(*swarm[i], i, 0.625).allowed());
+    for (auto& w : swarm) settle(*w);
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(swarm[i]->client()->wait_verdicts(1, 10s));
+      const verdict v = work(*swarm[i], 10 + i, 0.625);  // $3.75 after all three: critical
+      CHECK(budget_in(v) == severity::warn);
+      CHECK(v.action == action::nudge);
+    }
+    for (auto& w : swarm) settle(*w);
+    for (int i = 0; i < 3; ++i) {
+      REQUIRE(swarm[i]->client()->wait_verdicts(2, 10s));
+      const verdict v = work(*swarm[i], 20 + i, 0.625);
+      CHECK(v.action == action::reject);
+      CHECK(budget_in(v) == severity::critical);
+    }
+    // A worker that joins later (a sub-agent a worker spawned) opens no fresh allowance.
+    auto late = join(port, "nightly", "w0-child");
+    REQUIRE(late->client()->wait_verdicts(1, 10s));
+    const verdict child = work(*late, 30, 0.625);
+    CHECK(child.action == action::reject);
+    CHECK(budget_in(child) == severity::critical);
+    CHECK(get_json(port, "/api/swarms/nightly").at("budget").at("level") == "critical");
+
+    // After a SIGKILL and a restart, the swarm's spend and so its level are where they were.
+    for (auto& w : swarm) settle(*w);
+    d->signal(SIGKILL);
+    CHECK(d->wait(5s) == 128 + SIGKILL);
+    d = economics_daemon(dir, {"--listen", "127.0.0.1:" + std::to_string(port)}, kBudgetRules);
+    REQUIRE_MESSAGE(d->port() == port, d->log());
+    const auto detail = get_json(port, "/api/swarms/nightly");
+    CHECK(detail.at("spent").at("amount").get<double>() == 3.75);
+    CHECK(detail.at("budget").at("level") == "critical");
+    CHECK(detail.at("budget").at("used").get<double>() == 1.25);
+    auto after = join(port, "nightly", "w9");
+    REQUIRE(after->client()->wait_verdicts(1, 10s));
+    CHECK(work(*after, 40, 0.625).action == action::reject);
+    // Spend reported after the fact still counts: $6 terminates every worker.
+    swarm[0]->add_cost(cost{0, 2.25});
+    settle(*swarm[0]);
+    for (auto* w : {swarm[1].get(), after.get()}) {
+      REQUIRE(w->client()->wait_verdicts(w == after.get() ? 2 : 3, 10s));
+      const verdict v = w->on_text("Let me try once more.");
+      CHECK(v.action == action::terminate);
+      CHECK(budget_in(v) == severity::terminate);
+    }
+    // Another swarm is not concerned.
+    auto other = join(port, "daytime", "w0");
+    CHECK(work(*other, 50, 0.625).allowed());
   }
 }

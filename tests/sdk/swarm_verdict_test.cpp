@@ -334,4 +334,39 @@ TEST_SUITE("swarm verdicts") {
     CHECK(counted(m, severity::warn) == 0);
     CHECK(counted(m, severity::critical) == 0);
   }
+
+  TEST_CASE("the swarm's budget: warn is a nudge, critical refuses every call, terminate ends") {
+    protocol::verdict budget;
+    budget.swarm = "refactor-auth";
+    budget.kind = "budget";
+    budget.level = severity::warn;
+    budget.workers = 3;
+    budget.spent = {0, 8};
+    budget.unit = "USD";
+    budget.message = "[Loopguard] Swarm budget: this swarm has used 80% of its budget.";
+    ExecutionEconomicsManager m;
+    m.on_swarm_verdict(budget);
+    const verdict warned = m.on_tool_call_json("read_file", R"({"path":"a"})", "1");
+    CHECK(warned.action == action::nudge);
+    REQUIRE(warned.detections.size() == 1);
+    CHECK(warned.strongest().detector == detector_id::budget);
+    CHECK(warned.strongest().message == budget.message);
+    m.on_tool_result("read_file", true, "a", "1");
+
+    budget.level = severity::critical;
+    budget.message = "[Loopguard CRITICAL] Swarm budget spent.";
+    m.on_swarm_verdict(budget);
+    for (const char* args : {R"({"path":"b"})", R"({"path":"c"})"}) {  // any call at all
+      const verdict v = m.on_tool_call_json("read_file", args);
+      CHECK(v.action == action::reject);
+      CHECK(v.strongest().detector == detector_id::budget);
+      CHECK(v.strongest().message == budget.message);
+    }
+    m.on_swarm_complete();  // a completed swarm's budget is gone with it
+    CHECK(m.on_tool_call_json("read_file", R"({"path":"d"})").action != action::reject);
+
+    budget.level = severity::terminate;
+    m.on_swarm_verdict(budget);
+    CHECK(m.on_text("Thinking about it.").action == action::terminate);
+  }
 }

@@ -535,7 +535,9 @@ struct ExecutionEconomicsManager::impl : run_state {
     chunk_tail.clear();
     for (std::size_t d = 0; d < kDetectorCount; ++d) {
       const auto id = static_cast<detector_id>(d);
-      if (id != detector_id::limit && id != detector_id::global) esc.quiet_all(id);
+      if (id != detector_id::limit && id != detector_id::global && id != detector_id::budget) {
+        esc.quiet_all(id);
+      }
     }
   }
 

@@ -11,7 +11,8 @@
 namespace loopguard::sdk {
 
 bool global_verdicts::matches_calls(const key& k, const entry& e) {
-  return e.verdict.level >= severity::critical && (k.kind == "exact" || k.kind == "structural");
+  return e.verdict.level >= severity::critical &&
+         (k.kind == "exact" || k.kind == "structural" || k.kind == "budget");
 }
 
 void global_verdicts::lift(const key& k) {
@@ -88,8 +89,10 @@ const global_verdicts::key* global_verdicts::find_critical(std::uint64_t exact,
   };
   const auto* by_exact = find("exact", exact);
   const auto* by_structural = find("structural", structural);
-  if (level(by_exact) == severity::none && level(by_structural) == severity::none) return nullptr;
-  return level(by_exact) >= level(by_structural) ? &by_exact->first : &by_structural->first;
+  const auto* by_budget = find("budget", 0);  // a spent budget refuses every call
+  const auto* best = level(by_exact) >= level(by_structural) ? by_exact : by_structural;
+  if (level(by_budget) > level(best)) best = by_budget;
+  return level(best) == severity::none ? nullptr : &best->first;
 }
 
 detection global_verdicts::detection_of(const key& k, std::size_t index) const {

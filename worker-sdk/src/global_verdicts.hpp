@@ -24,7 +24,9 @@ class global_verdicts {
   static constexpr std::size_t kMaxActive = 10000;
 
   struct key {
-    std::string kind;  // "exact" | "structural" (another kind is kept, but matches no call)
+    // "exact" | "structural": matches calls with that fingerprint; "budget" (fingerprint 0):
+    // matches every call; another kind is kept, but matches no call.
+    std::string kind;
     std::uint64_t fingerprint = 0;
     friend bool operator==(const key&, const key&) = default;
   };
@@ -50,7 +52,8 @@ class global_verdicts {
                action local, bool rejects);
 
   // The verdict a call with these fingerprints runs into: an active one of level critical or
-  // above for its exact or its structural fingerprint (the stronger; exact on a tie); nullptr
+  // above for its exact or its structural fingerprint, or the swarm's budget (the stronger;
+  // exact, then structural, on a tie); nullptr
   // when there is none. Valid until the next record(). Costs a comparison when none is active.
   const key* critical_match(std::uint64_t exact, std::uint64_t structural) const {
     return critical_ == 0 ? nullptr : find_critical(exact, structural);

@@ -181,6 +181,7 @@ nudge_text body(const finding& f) {
       return {"Safety limit: " + f.detail + ".", "Wrap up: report what is done and what remains."};
     case detector_id::judge:
       return judge_body(f);
+    case detector_id::budget:
     case detector_id::global:
       break;  // never found here: loopguardd writes its text (on_swarm_verdict passes it on)
   }

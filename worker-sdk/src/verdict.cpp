@@ -34,6 +34,8 @@ constexpr std::string_view name_of(detector_id d) {
       return "intent";
     case detector_id::judge:
       return "judge";
+    case detector_id::budget:
+      return "budget";
     case detector_id::global:
       return "global";
   }

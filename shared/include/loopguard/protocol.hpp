@@ -145,15 +145,18 @@ struct gap {
 // daemon -> every worker of a swarm. Level none lifts an earlier verdict of the fingerprint
 // (feature active_verdicts): its counted calls fell below the level.
 struct verdict {
-  std::string swarm, tool, kind;  // kind: "exact" | "structural"
+  // kind: "exact" | "structural" (a fingerprint: a global dead end), "budget" (the swarm's
+  // budget: tool empty, fingerprint 0, calls 0; feature cost)
+  std::string swarm, tool, kind;
   std::uint64_t fingerprint = 0;
   severity level = severity::warn;
   std::uint32_t calls = 0, workers = 0;
   std::string message;
   double t = 0;
-  // What the fingerprint's counted calls cost in all (feature cost; empty: nothing reported),
-  // in `unit` (the swarm rule's budget.unit; may be empty).
-  struct cost wasted;
+  // Feature cost (empty: nothing reported), in `unit` (the swarm's budget unit; may be empty):
+  // what the fingerprint's counted calls cost (a dead end: what it burned), or for kind
+  // "budget" what the swarm spent.
+  struct cost spent;
   std::string unit;
 };
 

@@ -27,6 +27,7 @@ enum class detector_id {
   intent,  // one reply announcing instead of doing (docs/detectors.md, "[intent]")
   limit,
   judge,   // the caller's judge hook (docs/sdk.md, "Judge hook")
+  budget,  // the swarm's budget, as loopguardd judged it (docs/protocol.md, "Swarm budget")
   global,  // keep last: kDetectorCount counts up to it
 };
 // The number of detectors; verdict.cpp checks at compile time that its names table has as many.

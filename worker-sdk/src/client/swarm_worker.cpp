@@ -31,7 +31,7 @@ struct swarm_worker::impl {
   verdict after(verdict v) {
     if (!client) return v;
     for (const auto& d : v.detections) {
-      if (d.detector == detector_id::global) continue;
+      if (d.detector == detector_id::global || d.detector == detector_id::budget) continue;
       protocol::detection out;
       out.detector = std::string(to_string(d.detector));
       out.level = d.level;

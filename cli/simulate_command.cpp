@@ -25,6 +25,7 @@ struct options {
   std::string url, token, swarm;
   std::size_t workers = 0, stuck = 0;
   double rate = 5, duration = 10, timeout_seconds = 10;
+  protocol::cost per_call;  // what each call reports it cost (--tokens, --amount)
 };
 
 struct worker {
@@ -92,7 +93,8 @@ void simulation::print_verdicts() {
       ++by_level_[v.level];
       char when[32];
       std::snprintf(when, sizeof when, "%.2fs ", elapsed());
-      out += when + w.name + " told: level=" + std::string(to_string(v.level)) + " tool=";
+      out += when + w.name + " told: level=" + std::string(to_string(v.level)) + " kind=" + v.kind +
+             " tool=";
       append_json_string(out, v.tool);
       out += " calls=" + std::to_string(v.calls) + " workers=" + std::to_string(v.workers) +
              " message=";
@@ -118,7 +120,11 @@ void simulation::drive() {
   for (std::uint64_t step = 0; step < steps; ++step) {
     poll_until(start_ + millis(static_cast<double>(step) / o_.rate));
     const double t = elapsed();
-    for (worker& w : workers_) w.client->send(w.agent.event(step, t));
+    for (worker& w : workers_) {
+      protocol::event e = w.agent.event(step, t);
+      e.spent = o_.per_call;
+      w.client->send(std::move(e));
+    }
   }
 }
 
@@ -195,6 +201,12 @@ void add_simulate_command(CLI::App& app) {
       ->check(CLI::Range(0.1, 10000.0));
   cmd->add_option("--duration", o->duration, "Seconds to run (default 10)")
       ->check(CLI::Range(0.1, 86400.0));
+  cmd->add_option("--tokens", o->per_call.tokens,
+                  "Tokens each call reports it cost (default 0; needs the daemon's feature cost)")
+      ->check(CLI::Range(std::uint64_t{0}, protocol::kMaxEventTokens));
+  cmd->add_option("--amount", o->per_call.amount,
+                  "Amount each call reports it cost, in the swarm's unit (default 0)")
+      ->check(CLI::Range(0.0, protocol::kMaxEventAmount));
   cmd->add_option("--swarm", o->swarm, "Swarm id (default: sim~r<random hex>, new every run)");
   cmd->add_option("--timeout", o->timeout_seconds,
                   "Seconds to wait for the daemon: to connect, and for the final "

@@ -50,7 +50,7 @@ struct swarm_summary {
   std::string swarm;
   std::size_t fingerprints = 0;
   std::size_t workers = 0;
-  std::size_t verdicts = 0;          // fingerprints with a declared level
+  std::size_t verdicts = 0;          // fingerprints with a declared level, and the budget's
   std::uint64_t calls = 0;           // exact-fingerprint calls, i.e. events applied
   protocol::cost spent;              // every cost the swarm's events reported
   protocol::cost wasted;             // what its global dead ends burned (counted calls of declared

@@ -162,10 +162,11 @@ std::optional<swarm_summary> shared_economics_state::summary(std::string_view na
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return std::nullopt;
   const swarm& s = it->second;
+  const std::size_t verdicts = s.declared.size() + (s.budget_level != severity::none ? 1 : 0);
   return swarm_summary{it->first,
                        s.fingerprints.size(),
                        s.worker_names.size(),
-                       s.declared.size(),
+                       verdicts,
                        s.exact_calls,
                        s.spent,
                        s.wasted,

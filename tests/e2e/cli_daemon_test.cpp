@@ -368,8 +368,9 @@ TEST_SUITE("cli_daemon") {
     CHECK_MESSAGE(b.exit == 0, b.err);
     for (const char* w : {"w1", "w2", "w3"}) {
       CAPTURE(w);
-      CHECK(a.out.find(std::string(w) + " told: level=warn tool=\"search\"") != std::string::npos);
-      CHECK(a.out.find(std::string(w) + " told: level=critical tool=\"search\"") !=
+      CHECK(a.out.find(std::string(w) + " told: level=warn kind=exact tool=\"search\"") !=
+            std::string::npos);
+      CHECK(a.out.find(std::string(w) + " told: level=critical kind=exact tool=\"search\"") !=
             std::string::npos);
       CHECK(a.out.find(std::string(w) + " stuck: sent 40, acknowledged 40, verdicts 2") !=
             std::string::npos);

@@ -90,7 +90,7 @@ TEST_SUITE("trace recorder") {
       // The meta line carries the configuration the replay needs.
       const json meta = json::parse(trace.substr(0, trace.find('\n')));
       CHECK(meta.at("kind") == "meta");
-      CHECK(meta.at("format") == "1.2");
+      CHECK(meta.at("format") == "1.3");
       CHECK(meta.at("name") == "scripted");
       const auto recorded_config = loopguard::parse_config(meta.at("config"));
       REQUIRE(recorded_config.has_value());

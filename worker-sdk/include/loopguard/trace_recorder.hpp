@@ -40,12 +40,12 @@ class trace_recorder {
   };
 
   // Trace format version written in the meta line.
-  static constexpr std::string_view kFormatVersion = "1.2";
+  static constexpr std::string_view kFormatVersion = "1.3";
 
   explicit trace_recorder(options o);
 
   // The first line of the trace: {"kind":"meta","name":...,"source":"loopguard SDK",
-  // "format":"1.2","config":<to_json(config)>}.
+  // "format":"1.3","config":<to_json(config)>}.
   std::string meta(const manager_config& config) const;
 
   // An event the manager judged, and its verdict. `ev`'s worker and swarm are replaced by the

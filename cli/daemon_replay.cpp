@@ -1,5 +1,7 @@
 #include "daemon_replay.hpp"
 
+#include <algorithm>
+
 #include "loopguard/swarm_detection.hpp"
 #include "run_swarm_id.hpp"
 
@@ -61,21 +63,31 @@ status daemon_replay::on_event(std::size_t index) {
   return judged ? send(w, *judged, index) : status();
 }
 
-// Takes every verdict the swarm produced that `w` has not taken yet: each one another worker
-// caused is delivered to `w` at its event `at`.
+bool daemon_replay::addressed(const worker_link& w, std::size_t k) const {
+  const auto& to = w.swarm->to[k];
+  return to.empty() || std::find(to.begin(), to.end(), w.worker) != to.end() ||
+         lines_[w.swarm->lines[k]].worker == w.worker;
+}
+
+// Takes every verdict the swarm produced for `w` that it has not taken yet: each one another
+// worker caused is delivered to `w` at its event `at`.
 status daemon_replay::deliver(worker_link& w, std::optional<std::size_t> at) {
-  const std::uint64_t produced = w.swarm->lines.size();
+  std::uint64_t produced = w.received;
+  for (std::size_t k = w.cursor; k < w.swarm->lines.size(); ++k) produced += addressed(w, k);
   if (!w.client->wait_verdicts(produced, target_.timeout)) {
     return daemon_failure(*w.client, "worker \"" + w.worker + "\" did not receive verdict " +
                                          std::to_string(produced) + " within " +
                                          duration_words(target_.timeout));
   }
   for (const protocol::verdict& v : w.client->take_verdicts()) {
-    if (w.taken >= produced || !same_verdict(v, lines_[w.swarm->lines[w.taken]].det)) {
+    while (w.cursor < w.swarm->lines.size() && !addressed(w, w.cursor)) ++w.cursor;
+    if (w.cursor >= w.swarm->lines.size() ||
+        !same_verdict(v, lines_[w.swarm->lines[w.cursor]].det)) {
       return status::error("the daemon at " + target_.url + " sent worker \"" + w.worker +
                            "\" a verdict no judged call caused (\"" + v.message + "\")");
     }
-    replay_line& line = lines_[w.swarm->lines[w.taken++]];
+    replay_line& line = lines_[w.swarm->lines[w.cursor++]];
+    ++w.received;
     if (line.worker != w.worker) line.deliveries.push_back({w.worker, at});
   }
   return {};
@@ -90,11 +102,14 @@ status daemon_replay::send(worker_link& w, const judged_call& judged, std::size_
                                          duration_words(target_.timeout));
   }
   const trace_event& ev = tr_.events[index];
-  for (const protocol::verdict& v : w.client->take_verdicts()) {
-    ++w.taken;
+  // Every verdict before these was dealt with by deliver(); these are all this event caused.
+  for (protocol::verdict& v : w.client->take_verdicts()) {
+    ++w.received;
     w.swarm->lines.push_back(lines_.size());
+    w.swarm->to.push_back(std::move(v.to));
     lines_.push_back({index, ev.worker, ev.swarm, swarm_detection(v, judged.call), {}});
   }
+  w.cursor = w.swarm->lines.size();
   return {};
 }
 

@@ -50,13 +50,18 @@ class daemon_replay final : public global_source {
   struct swarm_run {
     std::string id;
     std::vector<std::size_t> lines;  // the swarm's k-th verdict message -> its line in lines_
+    // Whom each verdict message was for (protocol verdict.to; empty: every worker); the
+    // worker whose event caused it receives it whatever it says.
+    std::vector<std::vector<std::string>> to;
   };
   struct worker_link {
     daemon_client* client = nullptr;
     swarm_run* swarm = nullptr;
     std::string worker;
-    std::uint64_t taken = 0;  // verdict messages taken from the client
+    std::size_t cursor = 0;      // the swarm's verdict messages before it are dealt with
+    std::uint64_t received = 0;  // verdict messages taken from the client
   };
+  bool addressed(const worker_link& w, std::size_t k) const;  // the swarm's k-th is for w
 
   daemon_replay(const daemon_target& target, const trace& tr, const manager_config& config);
   status add_workers();

@@ -55,6 +55,8 @@ protocol::event judged_calls::event_of(std::size_t call_index, std::size_t resul
   e.summary = summary_of(cfp);
   e.exact = cfp.exact;
   e.structural = cfp.structural;
+  // As the SDK's client sends it: a peer that is no worker name for the daemon is left out.
+  if (call.peer.size() <= protocol::kMaxNameBytes) e.peer = call.peer;
   const trace_event& at = tr_.events[result_index];
   e.t = at.t.value_or(static_cast<double>(result_index));
   if (result_index != call_index) {

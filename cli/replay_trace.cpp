@@ -57,7 +57,7 @@ result<file_result> replay_trace(const trace& tr, const manager_config& config,
   auto global = globals.finish();
   if (!global) return global.error();
   out.lifted = std::erase_if(*global, [](const replay_line& l) {
-    return l.det.detector == detector_id::global && l.det.level == severity::none;
+    return is_swarm_detector(l.det.detector) && l.det.level == severity::none;
   });
   // Both are in event order; at one event the local lines come first (std::merge is stable).
   std::vector<replay_line> merged;

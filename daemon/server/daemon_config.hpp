@@ -15,10 +15,11 @@ namespace loopguard::daemon {
 
 // Every protocol feature this daemon can offer, in the order its welcome lists them
 // (docs/protocol.md, "Versioning").
-inline constexpr std::array<std::string_view, 6> kProtocolFeatures{
+inline constexpr std::array<std::string_view, 7> kProtocolFeatures{
     protocol::features::detections, protocol::features::active_verdicts,
     protocol::features::error_seq,  protocol::features::swarm_url,
-    protocol::features::observe,    protocol::features::cost};
+    protocol::features::observe,    protocol::features::cost,
+    protocol::features::handoff};
 
 std::vector<std::string> all_protocol_features();
 

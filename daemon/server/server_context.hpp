@@ -79,10 +79,12 @@ struct server_context {
   // `stopping`: the drain is over. Set before the I/O threads run, cleared after they stop.
   std::function<void()> on_drained;
 
-  // Queues `frame` to every session of `swarm` but `except`. Copies the weak_ptrs under the
-  // registry lock and sends after releasing it.
-  void broadcast(std::string_view swarm, const std::shared_ptr<const std::string>& frame,
-                 const websocket_session* except = nullptr);
+  // Queues `frame` to every session of `swarm` but `except` (and, when `only` is not empty, only
+  // to the sessions of the workers it names). Copies the weak_ptrs under the registry lock and
+  // sends after releasing it. Returns the sessions it queued to.
+  std::size_t broadcast(std::string_view swarm, const std::shared_ptr<const std::string>& frame,
+                        const websocket_session* except = nullptr,
+                        const std::vector<std::string>& only = {});
   // Tells every session that checkpoint `epoch` is durable (from the checkpointer thread).
   void on_durable(std::uint64_t epoch);
   // Closes every session with 1001 going away (shutdown).

@@ -37,12 +37,19 @@ std::vector<session_registry::entry> session_registry::all() const {
   return out;
 }
 
-void server_context::broadcast(std::string_view swarm,
-                               const std::shared_ptr<const std::string>& frame,
-                               const websocket_session* except) {
+std::size_t server_context::broadcast(std::string_view swarm,
+                                      const std::shared_ptr<const std::string>& frame,
+                                      const websocket_session* except,
+                                      const std::vector<std::string>& only) {
+  std::size_t sent = 0;
   for (const auto& w : registry.of_swarm(swarm)) {  // a copy: no lock held while sending
-    if (auto s = w.lock(); s && s.get() != except) s->send(frame);
+    auto s = w.lock();
+    if (!s || s.get() == except) continue;
+    if (!only.empty() && std::find(only.begin(), only.end(), s->worker()) == only.end()) continue;
+    s->send(frame);
+    ++sent;
   }
+  return sent;
 }
 
 void server_context::on_durable(std::uint64_t epoch) {

@@ -187,8 +187,17 @@ void websocket_session::send_active_verdicts() {
   // Leave room in the send queue: beyond half of it only the newest are sent.
   const std::size_t room = ctx_->limits.max_send_queue / 2;
   const std::size_t skip = active.size() > room ? active.size() - room : 0;
-  for (std::size_t i = skip; i < active.size(); ++i) queue(frame_of(active[i]));
-  ctx_->metrics.verdicts_pushed += active.size() - skip;
+  std::size_t sent = 0;
+  for (std::size_t i = skip; i < active.size(); ++i) {
+    if (!for_me(active[i])) continue;
+    queue(frame_of(active[i]));
+    ++sent;
+  }
+  ctx_->metrics.verdicts_pushed += sent;
+}
+
+bool websocket_session::for_me(const protocol::verdict& v) const {
+  return v.to.empty() || std::find(v.to.begin(), v.to.end(), id_->worker) != v.to.end();
 }
 
 void websocket_session::on_events(protocol::events& m) {
@@ -206,6 +215,9 @@ void websocket_session::on_events(protocol::events& m) {
       m.items[i].spent = {};
     }
   }
+  if (!ctx_->has(protocol::features::handoff)) {
+    for (auto& e : m.items) e.peer.clear();  // an unknown field to this daemon
+  }
   ++ctx_->metrics.batches;
   ingest_result r = ctx_->service.ingest(*id_, m.items);
   ctx_->metrics.events_applied += r.applied;
@@ -216,11 +228,13 @@ void websocket_session::on_events(protocol::events& m) {
   }
   // The sender's own copy is queued here, on its strand, before anything else can be: the
   // ack of this batch (posted by the checkpointer, maybe already) always follows its verdicts.
+  // The sender hears every verdict its batch caused (a hand-off verdict is for the workers of
+  // its cycle, and for the worker whose hand-off changed it).
   for (const auto& v : r.verdicts) {
-    ctx_->metrics.verdicts_pushed += ctx_->registry.of_swarm(id_->swarm).size();
     const auto frame = frame_of(v);
     queue(frame);
-    ctx_->broadcast(id_->swarm, frame, this);
+    ++ctx_->metrics.verdicts_pushed;
+    ctx_->metrics.verdicts_pushed += ctx_->broadcast(id_->swarm, frame, this, v.to);
   }
   if (!r.error.ok()) fail_with({r.error.code(), r.error.message()}, close_code::policy_error);
 }

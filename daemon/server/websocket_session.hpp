@@ -33,6 +33,11 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void run(boost::beast::http::request<boost::beast::http::string_body> req,
            std::optional<std::string> url_swarm = std::nullopt);
   void send(std::shared_ptr<const std::string> frame);
+  // The worker its hello named; empty before the hello. Set once, before the session joins the
+  // registry, and never changed: any thread that found the session there may read it.
+  std::string_view worker() const {
+    return id_ ? std::string_view(id_->worker) : std::string_view();
+  }
   void on_durable(std::uint64_t epoch);
   void shut_down();
 
@@ -48,6 +53,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   std::optional<protocol::error> refuse_hello(const protocol::hello& m) const;
   void send_active_verdicts();
   void on_events(protocol::events& m);
+  bool for_me(const protocol::verdict& v) const;  // v.to is empty or names this worker
   void on_gap(const protocol::gap& m);
   void on_complete(const protocol::swarm_complete& m);
   void on_detection(protocol::detection&& m);

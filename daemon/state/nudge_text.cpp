@@ -94,6 +94,33 @@ std::string budget_nudge(severity level, const protocol::cost& spent, const budg
   }
 }
 
+std::string handoff_nudge(severity level, const handoff_cycle& c, std::string_view unit) {
+  std::string ring;
+  for (const auto& w : c.workers) ring += w + " \u2192 ";
+  ring += c.workers.empty() ? std::string() : c.workers.front();
+  if (level == severity::none) {
+    return "[Loopguard] The hand-off loop " + ring +
+           " looks broken: the last hand-off did not repeat it. Go on with the work.";
+  }
+  std::string out = level >= severity::critical ? "[Loopguard CRITICAL] Hand-off loop: "
+                                                : "[Loopguard] Hand-off loop: ";
+  out += "the same work went around " + ring + " " + std::to_string(c.rounds) + " times (" +
+         std::to_string(c.calls) + " hand-offs via `" + c.tool + "`) without changing";
+  if (const std::string spent = cost_words(c.spent, unit); !spent.empty()) {
+    out += " (" + spent + " spent on these hand-offs)";
+  }
+  if (level >= severity::critical) {
+    out +=
+        ". Do not hand it back again: whoever holds it now finishes it, or reports what "
+        "blocks it to a person.";
+  } else {
+    out +=
+        ". Stop passing it back: one of you takes it on and finishes it, or reports what "
+        "blocks it.";
+  }
+  return out;
+}
+
 std::string global_nudge(severity level, const nudge_facts& f) {
   if (level == severity::none) return lifted_nudge(f);
   std::string out = level >= severity::critical ? "[Loopguard CRITICAL] Swarm-wide dead end: "

@@ -7,6 +7,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
+#include "state/handoff_cycles.hpp"
 #include "state/swarm_rules.hpp"
 
 namespace loopguard::daemon {
@@ -29,6 +30,10 @@ std::string cost_words(const protocol::cost& c, std::string_view unit);
 // The text of a budget verdict at `level` (warn, critical, terminate): how much of its budget
 // the swarm used and what to do.
 std::string budget_nudge(severity level, const protocol::cost& spent, const budget_cap& cap);
+
+// The text of a hand-off loop verdict: the cycle's workers, how often it went around, what its
+// hand-offs cost; level none: the cycle was broken.
+std::string handoff_nudge(severity level, const handoff_cycle& cycle, std::string_view unit);
 
 // Level none: the text of a lifted verdict (the dead end looks cleared; `calls` are the counted
 // calls left in the window).

@@ -41,6 +41,7 @@ void assign(swarm_event& e, const protocol::event& ev) {
   e.t = ev.t;
   e.spent = ev.spent;
   e.charge = ev.charge;
+  e.peer = ev.peer;
 }
 
 shared_economics_state::shared_economics_state(swarm_rules rules, state_options options)
@@ -122,11 +123,65 @@ std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& 
     out.push_back(std::move(*v2));
     ++verdicts_;
   }
+  if (!e.peer.empty()) judge_handoffs(it->first, s, e, out);
   if (auto b = judge_budget(it->first, s)) {
     out.push_back(std::move(*b));
     ++verdicts_;
   }
   return out;
+}
+
+severity shared_economics_state::handoff_level_of(const std::optional<handoff_cycle>& c) const {
+  if (!c) return severity::none;
+  const handoff_rules& r = rules_.handoff;
+  if (r.critical_at != 0 && c->rounds >= r.critical_at) return severity::critical;
+  return c->rounds >= r.warn_at ? severity::warn : severity::none;
+}
+
+void shared_economics_state::judge_handoffs(const std::string& name, swarm& s, const swarm_event& e,
+                                            std::vector<protocol::verdict>& out) {
+  s.handoffs.add(
+      {e.t, e.worker, e.peer, handoff_fingerprint(e.structural, e.peer), e.tool, e.spent});
+  auto cycle = s.handoffs.current_cycle(rules_.handoff.max_period);
+  const severity level = handoff_level_of(cycle);
+  const bool other = !cycle || !s.cycle || cycle->key != s.cycle->key;
+  if (s.cycle_level != severity::none && (other || level < s.cycle_level)) {
+    // The cycle was broken (or fell below its level): lift it, for its own workers.
+    s.cycle_level = severity::none;
+    if (options_.lift_verdicts) {
+      s.cycle->t = s.latest_t;
+      out.push_back(handoff_verdict(name, s));
+      ++lifted_;
+    }
+  }
+  // The cycle as it stands now (its counts grow while it goes on): what a restore derives.
+  s.cycle = std::move(cycle);
+  if (level > s.cycle_level) {
+    s.cycle_level = level;
+    out.push_back(handoff_verdict(name, s));
+    ++verdicts_;
+  }
+}
+
+protocol::verdict shared_economics_state::handoff_verdict(const std::string& name,
+                                                          const swarm& s) const {
+  const handoff_cycle& c = *s.cycle;
+  protocol::verdict v;
+  v.swarm = name;
+  v.tool = c.tool;
+  v.kind = "handoff";
+  v.fingerprint = c.key;
+  v.level = s.cycle_level;
+  v.calls = c.calls;
+  v.spent = c.spent;
+  v.unit = rules_.budget.of(name).unit;
+  v.t = c.t;
+  for (const auto& w : c.workers) {
+    if (std::find(v.to.begin(), v.to.end(), w) == v.to.end()) v.to.push_back(w);
+  }
+  v.workers = static_cast<std::uint32_t>(v.to.size());
+  v.message = handoff_nudge(s.cycle_level, c, v.unit);
+  return v;
 }
 
 double shared_economics_state::budget_used(const std::string& name, const swarm& s) const {

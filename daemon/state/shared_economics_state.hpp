@@ -24,6 +24,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
+#include "state/handoff_cycles.hpp"
 #include "state/state_rows.hpp"
 #include "state/swarm_rules.hpp"
 
@@ -40,6 +41,7 @@ struct swarm_event {
   // No call: `spent` is charged to this worker's last call of the fingerprints (protocol
   // event.charge); tool, summary, result and ok are not read.
   bool charge = false;
+  std::string peer;  // the worker the call hands work to; empty: none (protocol event.peer)
 };
 
 // Copies a wire event's fields into `e`, leaving e.swarm and e.worker (and reusing its strings'
@@ -186,6 +188,11 @@ class shared_economics_state {
     // The budget's level reached (derived from `spent`, recomputed at a restore) and when.
     severity budget_level = severity::none;
     double budget_t = 0;
+    // Recent hand-offs, and the cycle at their end with the level it was declared at (derived
+    // from the hand-offs, recomputed at a restore).
+    handoff_log handoffs;
+    std::optional<handoff_cycle> cycle;
+    severity cycle_level = severity::none;
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
     std::unordered_map<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
@@ -222,6 +229,13 @@ class shared_economics_state {
   double budget_used(const std::string& name, const swarm& s) const;
   std::optional<protocol::verdict> judge_budget(const std::string& name, swarm& s);
   protocol::verdict budget_verdict(const std::string& name, const swarm& s) const;
+  // Hand-off loops: the level a cycle reaches under the rule; judge_handoffs() adds the
+  // hand-off `e` makes and appends the verdicts it causes (the lift of a cycle it breaks, then
+  // a new level); handoff_verdict() is the verdict of the cycle at its level.
+  severity handoff_level_of(const std::optional<handoff_cycle>& c) const;
+  void judge_handoffs(const std::string& name, swarm& s, const swarm_event& e,
+                      std::vector<protocol::verdict>& out);
+  protocol::verdict handoff_verdict(const std::string& name, const swarm& s) const;
   // Counts the call; lifts the fingerprint's verdict into `lifted` when its counts fell below
   // it; returns what the call declared.
   std::optional<protocol::verdict> touch(const std::string& name, swarm& s,

@@ -9,6 +9,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
+#include "state/handoff_cycles.hpp"
 
 namespace loopguard::daemon {
 
@@ -75,9 +76,10 @@ struct worker_row {
 
 struct swarm_row {
   std::string swarm;
-  double latest_t = 0;    // the highest event time seen: the swarm's clock for its window
-  protocol::cost spent;   // every cost its workers reported
-  protocol::cost wasted;  // what its declared dead ends burned (fingerprint_stats::booked)
+  double latest_t = 0;            // the highest event time seen: the swarm's clock for its window
+  protocol::cost spent;           // every cost its workers reported
+  protocol::cost wasted;          // what its declared dead ends burned (fingerprint_stats::booked)
+  std::vector<handoff> handoffs;  // its recent hand-offs, by time
 };
 
 struct fingerprint_ref {

@@ -54,6 +54,15 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
   w.f64(s.spent.amount);
   w.u64(s.wasted.tokens);
   w.f64(s.wasted.amount);
+  w.u64(s.handoffs.entries().size());
+  for (const handoff& h : s.handoffs.entries()) {
+    w.f64(h.t);
+    w.str(h.from);
+    w.str(h.peer);
+    w.u64(h.fingerprint);
+    w.u64(h.spent.tokens);
+    w.f64(h.spent.amount);
+  }
   w.u64(rows.size());
   std::vector<std::string_view> names;
   for (const auto* kv : rows) {
@@ -162,7 +171,8 @@ std::optional<swarm_summary> shared_economics_state::summary(std::string_view na
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return std::nullopt;
   const swarm& s = it->second;
-  const std::size_t verdicts = s.declared.size() + (s.budget_level != severity::none ? 1 : 0);
+  const std::size_t verdicts = s.declared.size() + (s.budget_level != severity::none ? 1 : 0) +
+                               (s.cycle_level != severity::none ? 1 : 0);
   return swarm_summary{it->first,
                        s.fingerprints.size(),
                        s.worker_names.size(),
@@ -227,8 +237,12 @@ std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view
     const bool by_cap = e.stats.level == severity::warn && e.window_counted < rules_.threshold;
     out.push_back(verdict_of(it->first, key, e.stats, by_cap));
   }
-  if (it->second.budget_level != severity::none)
+  if (it->second.budget_level != severity::none) {
     out.push_back(budget_verdict(it->first, it->second));
+  }
+  if (it->second.cycle_level != severity::none) {
+    out.push_back(handoff_verdict(it->first, it->second));
+  }
   std::sort(out.begin(), out.end(), [](const protocol::verdict& a, const protocol::verdict& b) {
     if (a.t != b.t) return a.t < b.t;
     if (a.kind != b.kind) return a.kind < b.kind;
@@ -272,7 +286,11 @@ state_changes shared_economics_state::take_changes() {
   cleared_.clear();
   for (auto& [name, s] : swarms_) {
     if (!s.dirty) continue;
-    out.swarms.push_back({name, s.latest_t, s.spent, s.wasted});
+    out.swarms.push_back({name,
+                          s.latest_t,
+                          s.spent,
+                          s.wasted,
+                          {s.handoffs.entries().begin(), s.handoffs.entries().end()}});
     for (auto id = s.workers_persisted; id < s.worker_names.size(); ++id) {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
@@ -291,7 +309,11 @@ state_changes shared_economics_state::take_changes() {
 state_snapshot shared_economics_state::snapshot() const {
   state_snapshot out;
   for (const auto& [name, s] : swarms_) {
-    out.swarms.push_back({name, s.latest_t, s.spent, s.wasted});
+    out.swarms.push_back({name,
+                          s.latest_t,
+                          s.spent,
+                          s.wasted,
+                          {s.handoffs.entries().begin(), s.handoffs.entries().end()}});
     for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
@@ -323,6 +345,9 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
     // Derived: the level its spend reaches under today's rules, as reached (no verdict now).
     s.budget_level = budget_level_of(r.swarm, s);
     s.budget_t = s.latest_t;
+    s.handoffs.assign(r.handoffs);
+    s.cycle = s.handoffs.current_cycle(rules_.handoff.max_period);
+    s.cycle_level = handoff_level_of(s.cycle);
   }
   for (const auto& r : workers) {
     swarm& s = swarms_[r.swarm];

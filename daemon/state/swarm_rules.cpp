@@ -1,5 +1,7 @@
 #include "state/swarm_rules.hpp"
 
+#include "state/handoff_cycles.hpp"
+
 #include <algorithm>
 #include <string>
 
@@ -13,6 +15,8 @@ constexpr std::uint64_t kMaxFingerprints = 100000000;
 constexpr std::uint64_t kMaxBudgetTokens = 1'000'000'000'000'000;  // 1e15
 constexpr double kMaxBudgetAmount = 1e15;
 constexpr double kMaxTerminateAt = 1000;
+constexpr std::uint64_t kMaxHandoffPeriod = 8;
+constexpr std::uint64_t kMaxHandoffRounds = 100;
 
 std::string range(std::uint64_t lo, std::uint64_t hi) {
   return "an integer in " + std::to_string(lo) + ".." + std::to_string(hi);
@@ -35,6 +39,29 @@ status validate_cap(const budget_cap& c, const std::string& path) {
   if (c.terminate_at != 0 && (c.terminate_at < 1 || c.terminate_at > kMaxTerminateAt)) {
     return field_error(path + ".terminate_at", "0 (never) or a number in 1..1000",
                        json(c.terminate_at));
+  }
+  return {};
+}
+
+status validate_handoff(const handoff_rules& h) {
+  using json_fields::field_error;
+  using nlohmann::json;
+  if (h.max_period < 2 || h.max_period > kMaxHandoffPeriod) {
+    return field_error("swarm.handoff.max_period", range(2, kMaxHandoffPeriod), json(h.max_period));
+  }
+  if (h.warn_at < 2 || h.warn_at > kMaxHandoffRounds) {
+    return field_error("swarm.handoff.warn_at", range(2, kMaxHandoffRounds), json(h.warn_at));
+  }
+  if (h.critical_at != 0 && (h.critical_at <= h.warn_at || h.critical_at > kMaxHandoffRounds)) {
+    return field_error("swarm.handoff.critical_at",
+                       "0 (never) or " + range(h.warn_at + 1, kMaxHandoffRounds),
+                       json(h.critical_at));
+  }
+  if (h.max_period * std::max(h.warn_at, h.critical_at) > handoff_log::kMaxKept) {
+    return field_error("swarm.handoff.max_period",
+                       "max_period x max(warn_at, critical_at) of at most " +
+                           std::to_string(handoff_log::kMaxKept) + " hand-offs",
+                       json(h.max_period));
   }
   return {};
 }
@@ -99,6 +126,7 @@ status validate(const swarm_rules& r) {
                        range(kMinFingerprints, kMaxFingerprints),
                        json(r.max_fingerprints_per_swarm));
   }
+  if (status s = validate_handoff(r.handoff); !s.ok()) return s;
   if (status s = validate_cap(r.budget.base, "swarm.budget"); !s.ok()) return s;
   if (r.budget.prefixes.size() > budget_rules::kMaxPrefixes) {
     return field_error("swarm.budget.prefixes",
@@ -121,6 +149,10 @@ void read_swarm_rules(json_fields::object x, swarm_rules& out) {
   x.integer("critical_at", out.critical_at, 0, cap);
   x.integer("max_fingerprints_per_swarm", out.max_fingerprints_per_swarm, kMinFingerprints,
             kMaxFingerprints);
+  json_fields::object handoff = x.member("handoff");
+  handoff.integer("warn_at", out.handoff.warn_at, 2, kMaxHandoffRounds);
+  handoff.integer("critical_at", out.handoff.critical_at, 0, kMaxHandoffRounds);
+  handoff.integer("max_period", out.handoff.max_period, 2, kMaxHandoffPeriod);
   json_fields::object budget = x.member("budget");
   read_budget_cap(budget, out.budget.base);
   for (const auto prefix : budget.keys("prefixes")) {
@@ -153,7 +185,11 @@ nlohmann::json to_json(const swarm_rules& r) {
           {"absolute_cap", r.absolute_cap},
           {"critical_at", r.critical_at},
           {"max_fingerprints_per_swarm", r.max_fingerprints_per_swarm},
-          {"budget", budget_json(r.budget)}};
+          {"budget", budget_json(r.budget)},
+          {"handoff",
+           {{"warn_at", r.handoff.warn_at},
+            {"critical_at", r.handoff.critical_at},
+            {"max_period", r.handoff.max_period}}}};
 }
 
 }  // namespace loopguard::daemon

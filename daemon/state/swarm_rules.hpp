@@ -40,6 +40,16 @@ struct budget_rules {
   friend bool operator==(const budget_rules&, const budget_rules&) = default;
 };
 
+// When hand-offs between workers are a loop (docs/configuration.md, "swarm.handoff"): the same
+// hand-offs around the same workers `warn_at` times warn the workers of the cycle, `critical_at`
+// times is critical.
+struct handoff_rules {
+  std::uint32_t warn_at = 3;      // rounds of the same cycle
+  std::uint32_t critical_at = 5;  // 0: never
+  std::uint32_t max_period = 4;   // the most hand-offs in one round looked for, 2..8
+  friend bool operator==(const handoff_rules&, const handoff_rules&) = default;
+};
+
 struct swarm_rules {
   // The most calls of one fingerprint the sliding window remembers. Every call-count limit
   // below is at most this, so the window never forgets a call a rule could still need.
@@ -53,6 +63,7 @@ struct swarm_rules {
   std::uint32_t critical_at = 20;   // counted calls that declare `critical`; 0 = never
   std::size_t max_fingerprints_per_swarm = 200000;  // beyond it the coldest are evicted
   budget_rules budget;
+  handoff_rules handoff;
 };
 
 // Success when `rules` is consistent, else an error naming the key and its allowed range

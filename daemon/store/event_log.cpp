@@ -40,6 +40,7 @@ void event_log_writer::event(const swarm_event& e) {
                                   (e.charge ? kCharge : 0)));
   w.put(e.spent.tokens);
   w.put(e.spent.amount);
+  w.str(e.peer);
 }
 
 void event_log_writer::complete(std::string_view swarm) {
@@ -105,12 +106,12 @@ class log_replayer {
   }
 
   status event() {
-    std::string_view tool, summary;
+    std::string_view tool, summary, peer;
     std::uint64_t result = 0;
     std::uint8_t flags = 0;
     if (!r_.str(tool) || !r_.str(summary) || !r_.get(e_.exact) || !r_.get(e_.structural) ||
         !r_.get(result) || !r_.get(e_.t) || !r_.get(flags) ||
-        (format_ >= 2 && (!r_.get(e_.spent.tokens) || !r_.get(e_.spent.amount)))) {
+        (format_ >= 2 && (!r_.get(e_.spent.tokens) || !r_.get(e_.spent.amount) || !r_.str(peer)))) {
       return status::error("a log record has a truncated event");
     }
     if (!has_context_) return status::error("a log record has an event before its context");
@@ -121,6 +122,8 @@ class log_replayer {
     e_.ok = (flags & kOk) != 0;
     e_.result = (flags & kHasResult) ? std::optional<std::uint64_t>(result) : std::nullopt;
     e_.charge = (flags & kCharge) != 0;
+    e_.peer = peer;
+    repair(e_.peer);
     state_.apply(e_);
     return {};
   }

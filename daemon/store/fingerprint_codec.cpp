@@ -72,4 +72,40 @@ bool decode_fingerprint(std::string_view blob, fingerprint_stats& f) {
   return true;
 }
 
+void encode_handoffs(const std::vector<handoff>& hs, std::string& out) {
+  out.clear();
+  if (hs.empty()) return;
+  byte_writer w(out);
+  w.put(static_cast<std::uint32_t>(hs.size()));
+  for (const handoff& h : hs) {
+    w.put(h.t);
+    w.put(h.fingerprint);
+    w.put(h.spent.tokens);
+    w.put(h.spent.amount);
+    w.str(h.from);
+    w.str(h.peer);
+    w.str(h.tool);
+  }
+}
+
+bool decode_handoffs(std::string_view blob, std::vector<handoff>& out) {
+  out.clear();
+  if (blob.empty()) return true;
+  byte_reader r(blob);
+  std::uint32_t n = 0;
+  if (!r.get(n) || n > handoff_log::kMaxKept) return false;
+  out.resize(n);
+  for (handoff& h : out) {
+    std::string_view from, peer, tool;
+    if (!r.get(h.t) || !r.get(h.fingerprint) || !r.get(h.spent.tokens) || !r.get(h.spent.amount) ||
+        !r.str(from) || !r.str(peer) || !r.str(tool)) {
+      return false;
+    }
+    h.from = from;
+    h.peer = peer;
+    h.tool = tool;
+  }
+  return r.at_end();
+}
+
 }  // namespace loopguard::daemon

@@ -22,7 +22,8 @@ CREATE TABLE swarms (
   spent_tokens   INTEGER NOT NULL DEFAULT 0,
   spent_amount   REAL NOT NULL DEFAULT 0,
   wasted_tokens  INTEGER NOT NULL DEFAULT 0,
-  wasted_amount  REAL NOT NULL DEFAULT 0
+  wasted_amount  REAL NOT NULL DEFAULT 0,
+  handoffs       BLOB
 ) WITHOUT ROWID;
 CREATE TABLE workers (
   swarm TEXT NOT NULL,
@@ -50,13 +51,14 @@ CREATE TABLE sequences (
 ) WITHOUT ROWID;
 )sql";
 
-// Schema 2 -> 3 (docs/storage.md, "Migrations"): the swarms' cost columns, and every
+// Schema 2 -> 3 (docs/storage.md, "Migrations"): the swarms' cost and hand-off columns, and every
 // fingerprint blob gains its wasted and booked costs (tokens u64, amount f64 each), zero.
 constexpr const char* kMigrate2To3 = R"sql(
 ALTER TABLE swarms ADD COLUMN spent_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN spent_amount REAL NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN wasted_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN wasted_amount REAL NOT NULL DEFAULT 0;
+ALTER TABLE swarms ADD COLUMN handoffs BLOB;
 UPDATE fingerprints SET data = CAST(data || zeroblob(32) AS BLOB);
 )sql";
 
@@ -97,7 +99,7 @@ struct sqlite_checkpoint_store::impl {
     clear_fps.emplace(db, "DELETE FROM fingerprints WHERE swarm = ?");
     put_swarm.emplace(db,
                       "INSERT OR REPLACE INTO swarms (swarm, latest_t, spent_tokens, spent_amount, "
-                      "wasted_tokens, wasted_amount) VALUES (?, ?, ?, ?, ?, ?)");
+                      "wasted_tokens, wasted_amount, handoffs) VALUES (?, ?, ?, ?, ?, ?, ?)");
     put_worker.emplace(db, "INSERT OR REPLACE INTO workers VALUES (?, ?, ?)");
     put_fp.emplace(db, "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?, ?)");
     erase_fp.emplace(db, "DELETE FROM fingerprints WHERE swarm = ? AND kind = ? AND fp = ?");
@@ -250,14 +252,18 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kLoadCacheKiB));
     SQLite::Statement swarms(impl_->db,
                              "SELECT swarm, latest_t, spent_tokens, spent_amount, wasted_tokens, "
-                             "wasted_amount FROM swarms");
+                             "wasted_amount, handoffs FROM swarms");
     while (swarms.executeStep()) {
       const auto cost = [&](int col) {
         return protocol::cost{as_uint(swarms.getColumn(col).getInt64()),
                               swarms.getColumn(col + 1).getDouble()};
       };
-      out.state.swarms.push_back(
-          {swarms.getColumn(0).getString(), swarms.getColumn(1).getDouble(), cost(2), cost(4)});
+      swarm_row row{
+          swarms.getColumn(0).getString(), swarms.getColumn(1).getDouble(), cost(2), cost(4), {}};
+      if (!decode_handoffs(blob_of(swarms.getColumn(6)), row.handoffs)) {
+        throw std::runtime_error("a swarm row has a malformed handoffs blob");
+      }
+      out.state.swarms.push_back(std::move(row));
     }
     SQLite::Statement workers(impl_->db, "SELECT swarm, id, name FROM workers");
     while (workers.executeStep()) {
@@ -347,6 +353,8 @@ status sqlite_checkpoint_store::put_swarm(const swarm_row& row) {
     st.bind(4, row.spent.amount);
     st.bind(5, as_int(row.wasted.tokens));
     st.bind(6, row.wasted.amount);
+    encode_handoffs(row.handoffs, impl_->scratch);
+    bind_blob(st, 7, impl_->scratch);
     st.exec();
   });
 }

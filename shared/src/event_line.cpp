@@ -49,6 +49,7 @@ std::string event_line(const trace_event& ev) {
       out += ",\"args\":";
       append_canonical_json(out, ev.args.is_object() ? ev.args : nlohmann::json::object());
       if (!ev.id.empty()) append_field(out, "id", ev.id);
+      if (!ev.peer.empty()) append_field(out, "peer", ev.peer);
       break;
     case event_kind::tool_result:
       append_field(out, "tool", ev.tool);

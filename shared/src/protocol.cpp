@@ -85,6 +85,10 @@ void parse_event(object x, event& e) {
   x.number(required("t"), e.t);  // finite: json_input refuses numbers beyond a double's range
   read_cost(x, "cost", e.spent);
   x.boolean("charge", e.charge);
+  // A worker name, but per event: a bad one refuses the event (bad_message), not the worker.
+  if (x.string("peer", e.peer, kMaxNameBytes) && !utf8::is_identifier(e.peer)) {
+    x.fail_message("peer", "expected a worker name (valid UTF-8 without U+FFFD)");
+  }
 }
 
 void parse_hello(object& r, message& out) {
@@ -159,6 +163,7 @@ void parse_verdict(object& r, message& out) {
   r.number(required("t"), m.t);
   read_cost(r, "cost", m.spent);
   r.string("unit", m.unit, kMaxNameBytes);
+  r.strings("to", m.to);
   out = std::move(m);
 }
 
@@ -262,6 +267,7 @@ struct to_json_visitor {
       if (e.result) x["result"] = to_hex(*e.result);
       if (!e.spent.empty()) x["cost"] = cost_json(e.spent);
       if (e.charge) x["charge"] = true;
+      if (!e.peer.empty()) x["peer"] = e.peer;
       list.push_back(std::move(x));
     }
     return {{"type", "events"}, {"events", std::move(list)}};
@@ -281,6 +287,7 @@ struct to_json_visitor {
            {"t", m.t}};
     if (!m.spent.empty()) j["cost"] = cost_json(m.spent);
     if (!m.unit.empty()) j["unit"] = m.unit;
+    if (!m.to.empty()) j["to"] = m.to;
     return j;
   }
   json operator()(const swarm_complete& m) const {
@@ -396,7 +403,9 @@ std::optional<std::uint64_t> binary_event_seq(std::string_view bytes, std::size_
     if (!r.u8(flags) || !r.str(s, kMaxToolBytes) || !r.str(s, kMaxSummaryBytes)) {
       return std::nullopt;
     }
-    if (version == 2 && (!r.u64(skip) || !r.u64(skip))) return std::nullopt;
+    if (version == 2 && (!r.u64(skip) || !r.u64(skip) || !r.str(s, kMaxNameBytes))) {
+      return std::nullopt;
+    }
   }
   std::uint64_t seq = 0;
   if (!r.u64(seq)) return std::nullopt;
@@ -440,8 +449,13 @@ bool uses_cost(const events& batch) {
                      [](const event& e) { return e.charge || !e.spent.empty(); });
 }
 
+bool uses_handoff(const events& batch) {
+  return std::any_of(batch.items.begin(), batch.items.end(),
+                     [](const event& e) { return !e.peer.empty(); });
+}
+
 std::string encode_binary(const events& batch) {
-  const bool costs = uses_cost(batch);
+  const bool costs = uses_cost(batch) || uses_handoff(batch);
   std::string out(costs ? kBinaryMagicCost : kBinaryMagic);
   put_u64(out, batch.items.size());
   for (const auto& e : batch.items) {
@@ -459,6 +473,8 @@ std::string encode_binary(const events& batch) {
     if (costs) {
       put_u64(out, e.spent.tokens);
       put_u64(out, std::bit_cast<std::uint64_t>(e.spent.amount));
+      put_u16(out, e.peer.size());
+      out += e.peer;
     }
   }
   return out;
@@ -494,8 +510,12 @@ result<events> decode_binary(std::string_view bytes) {
     }
     if (version == 2) {
       std::uint64_t amount = 0;
-      if (!r.u64(e.spent.tokens) || !r.u64(amount)) {
+      if (!r.u64(e.spent.tokens) || !r.u64(amount) || !r.str(e.peer, kMaxNameBytes)) {
         return bad("event " + std::to_string(i) + " is truncated or too long");
+      }
+      if (!utf8::is_identifier(e.peer)) {
+        return bad("event " + std::to_string(i) +
+                   ": peer is not a worker name (valid UTF-8 without U+FFFD)");
       }
       e.spent.amount = std::bit_cast<double>(amount);
       if (e.spent.tokens > kMaxEventTokens ||

@@ -59,6 +59,7 @@ trace_event parse_event(object& r, event_kind kind, std::size_t line_no) {
       r.string(required("tool"), ev.tool);
       r.any_object(required("args"), ev.args);
       r.string("id", ev.id);
+      r.identifier("peer", ev.peer, kUnlimited);
       break;
     case event_kind::tool_result:
       r.string(required("tool"), ev.tool);

@@ -25,8 +25,8 @@ result<daemon_config> config_of(const std::string& text) {
 
 TEST_SUITE("daemon config") {
   TEST_CASE("by default every protocol feature is listed") {
-    CHECK(daemon_config{}.protocol_features ==
-          names{"detections", "active_verdicts", "error_seq", "swarm_url", "observe", "cost"});
+    CHECK(daemon_config{}.protocol_features == names{"detections", "active_verdicts", "error_seq",
+                                                     "swarm_url", "observe", "cost", "handoff"});
   }
 
   TEST_CASE("--protocol-features: all, none or a list of known features") {
@@ -37,7 +37,7 @@ TEST_SUITE("daemon config") {
     REQUIRE_FALSE(unknown.has_value());
     CHECK(unknown.error().message() ==
           "--protocol-features: unknown feature \"bogus\" (known: detections, active_verdicts, "
-          "error_seq, swarm_url, observe, cost; or all, none)");
+          "error_seq, swarm_url, observe, cost, handoff; or all, none)");
     const auto twice = parse_protocol_features("error_seq,error_seq");
     REQUIRE_FALSE(twice.has_value());
     CHECK(twice.error().message() == "--protocol-features: \"error_seq\" is listed twice");
@@ -53,7 +53,7 @@ TEST_SUITE("daemon config") {
     REQUIRE_FALSE(bad.has_value());
     CHECK(bad.error().message() ==
           ": protocol_features[1]: expected one of detections, active_verdicts, error_seq, "
-          "swarm_url, observe, cost, got \"nope\"");
+          "swarm_url, observe, cost, handoff, got \"nope\"");
     const auto twice = config_of(R"({"protocol_features":["swarm_url","swarm_url"]})");
     REQUIRE_FALSE(twice.has_value());
     CHECK(twice.error().message() ==

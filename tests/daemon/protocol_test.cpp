@@ -70,6 +70,35 @@ TEST_SUITE("protocol") {
     CHECK_FALSE(old.contains("unit"));
   }
 
+  TEST_CASE("a hand-off's peer (feature handoff): JSON and LGB2; a bad one refuses the event") {
+    const auto ok = parse(R"({"type":"events","events":[{"seq":7,"tool":"delegate",)"
+                          R"("exact":"0000000000000001","structural":"0000000000000002","t":1,)"
+                          R"("peer":"reviewer-2"}]})");
+    REQUIRE(ok.has_value());
+    const auto& e = std::get<events>(*ok).items.at(0);
+    CHECK(e.peer == "reviewer-2");
+    CHECK(nlohmann::json::parse(serialize(*ok))["events"][0]["peer"] == "reviewer-2");
+    CHECK(uses_handoff(std::get<events>(*ok)));
+    CHECK_FALSE(uses_cost(std::get<events>(*ok)));
+    const std::string bytes = encode_binary(std::get<events>(*ok));
+    CHECK(bytes.substr(0, 4) == "LGB2");
+    CHECK(decode_binary(bytes)->items.at(0).peer == "reviewer-2");
+
+    const auto bad = parse(R"({"type":"events","events":[{"seq":7,"tool":"delegate",)"
+                           R"("exact":"0000000000000001","structural":"0000000000000002","t":1,)"
+                           R"("peer":"\udcff"}]})");
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().code() == "bad_message");
+    CHECK(bad.error().message() ==
+          "events[0].peer: expected a worker name (valid UTF-8 without U+FFFD)");
+    events b = std::get<events>(*ok);
+    b.items[0].peer = "\xff";
+    const auto refused = decode_binary(encode_binary(b));
+    REQUIRE_FALSE(refused.has_value());
+    CHECK(refused.error().code() == "bad_message");
+    CHECK(failed_event_seq(encode_binary(b), true, refused.error()) == 7u);
+  }
+
   TEST_CASE("costs out of range are refused, naming the field or the event") {
     const auto event_with = [](const std::string& cost_json) {
       return parse(R"({"type":"events","events":[{"seq":1,"tool":"t","exact":"0000000000000001",)"

@@ -52,9 +52,10 @@ TEST_SUITE("swarm_rules") {
           "swarm.critical_at: expected 0 (never) or an integer in 11..1024, got 5");
     CHECK(error_of(json{{"absolute_cap", 5}}) ==
           "swarm.absolute_cap: expected an integer in threshold (10)..1024, got 5");
-    CHECK(error_of(json{{"treshold", 3}}) ==
-          "swarm.treshold: unknown key, expected one of absolute_cap, budget, critical_at, "
-          "max_fingerprints_per_swarm, min_workers, progress_aware, threshold, window_seconds");
+    CHECK(
+        error_of(json{{"treshold", 3}}) ==
+        "swarm.treshold: unknown key, expected one of absolute_cap, budget, critical_at, handoff, "
+        "max_fingerprints_per_swarm, min_workers, progress_aware, threshold, window_seconds");
     CHECK(error_of(json{{"progress_aware", 1}}) ==
           "swarm.progress_aware: expected true or false, got 1");
     CHECK(error_of(json::array()) == "swarm: expected an object, got []");

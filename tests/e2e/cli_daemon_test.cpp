@@ -99,12 +99,29 @@ std::vector<delivery> expected_deliveries(const std::string& path, const std::st
   std::vector<delivery> out;
   for (const auto& line : lines_of(offline)) {
     const json l = json::parse(line);
-    if (l["detector"] != "global") continue;
+    if (l["detector"] != "global" && l["detector"] != "budget" && l["detector"] != "handoff") {
+      continue;
+    }
     const std::size_t cause = l["event"];
-    std::map<std::string, std::optional<std::size_t>> next;  // other workers of the swarm
+    // A hand-off verdict is for the workers of its cycle, which its message names in order
+    // ("around a → b → a 3 times"); the others are for every worker of the swarm.
+    std::set<std::string> ring;
+    if (l["detector"] == "handoff") {
+      const std::string m = l["message"];
+      const auto from = m.find("around ") + 7;
+      const std::string names = m.substr(from, m.find(" times", from) - from);
+      const std::string arrow = " \u2192 ";
+      std::size_t p = 0;
+      for (std::size_t q; (q = names.find(arrow, p)) != std::string::npos; p = q + arrow.size()) {
+        ring.insert(names.substr(p, q - p));
+      }
+      ring.insert(names.substr(p));
+    }
+    std::map<std::string, std::optional<std::size_t>> next;  // other workers it is for
     for (std::size_t i = 0; i < tr->events.size(); ++i) {
       const trace_event& ev = tr->events[i];
       if (ev.swarm != l["swarm"] || ev.worker == l["worker"]) continue;
+      if (!ring.empty() && !ring.contains(ev.worker)) continue;
       auto& at = next[ev.worker];
       if (!at && i > cause) at = i;
     }

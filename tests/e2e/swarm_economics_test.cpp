@@ -6,6 +6,7 @@
 #include <csignal>
 #include <fstream>
 #include <optional>
+#include <thread>
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
@@ -282,5 +283,54 @@ TEST_SUITE("swarm economics") {
     // Another swarm is not concerned.
     auto other = join(port, "daytime", "w0");
     CHECK(work(*other, 50, 0.625).allowed());
+  }
+
+  TEST_CASE("a hand-off loop is told to the two workers in it; a healthy pipeline is not" *
+            doctest::timeout(60)) {
+    test::temp_dir dir;
+    auto d = economics_daemon(dir, {}, R"({"swarm":{}})");  // the default rules
+    REQUIRE_MESSAGE(d->port() != 0, d->log());
+    auto planner = join(d->port(), "ship", "planner");
+    auto coder = join(d->port(), "ship", "coder");
+    auto intake = join(d->port(), "ship", "intake");
+    auto tester = join(d->port(), "ship", "tester");
+    const auto hand = [](swarm_worker& w, const std::string& task, const std::string& peer) {
+      const verdict v = w.on_tool_call("delegate", nlohmann::json{{"task", task}}, {}, peer);
+      w.on_tool_result("delegate", true, "handed to " + peer, {}, cost{500, 0});
+      settle(w);
+      return v;
+    };
+    // Three rounds of the same task between planner and coder, while intake hands new work
+    // to tester after each of their hand-offs (a pipeline: different work every time).
+    for (int round = 0; round < 3; ++round) {
+      hand(*planner, "fix the login redirect bug", "coder");
+      hand(*intake, "triage ticket " + std::to_string(round), "tester");
+      hand(*coder, "fix the login redirect bug", "planner");
+      hand(*intake, "triage ticket " + std::to_string(10 + round), "tester");
+    }
+    for (auto* w : {planner.get(), coder.get()}) {
+      REQUIRE(w->client()->wait_verdicts(1, 10s));
+      const verdict v = w->on_text("Passing it on.");
+      bool told = false;
+      for (const auto& det : v.detections) {
+        told |= det.detector == detector_id::handoff && det.level == severity::warn &&
+                det.message.find("went around") != std::string::npos &&
+                det.message.find(" 3 times (6 hand-offs via `delegate`)") != std::string::npos;
+      }
+      CHECK_MESSAGE(told, w->client()->options().worker);
+    }
+    std::this_thread::sleep_for(200ms);  // a verdict for them would have arrived by now
+    CHECK(intake->client()->stats().verdicts == 0);
+    CHECK(tester->client()->stats().verdicts == 0);
+    const auto verdicts = get_json(d->port(), "/api/swarms/ship").at("verdicts");
+    REQUIRE(verdicts.size() == 1);
+    CHECK(verdicts.at(0).at("kind") == "handoff");
+    CHECK(verdicts.at(0).at("cost").at("tokens") == 3000);
+
+    // A worker of the cycle that hands something else on has moved on: the loop is lifted, for
+    // the two of them.
+    hand(*planner, "write the release notes", "intake");
+    REQUIRE(coder->client()->wait_verdicts(2, 10s));
+    CHECK(get_json(d->port(), "/api/swarms/ship").at("verdicts").empty());
   }
 }

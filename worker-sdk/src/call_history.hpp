@@ -16,6 +16,7 @@ struct call_record {
   std::size_t event_index = 0;  // manager event index of the call
   std::string tool;
   std::string id;
+  std::string peer;  // the worker the call hands work to; empty: none
   call_fingerprint fp;
   bool mutating = false;  // the call may change the world (an edit, a write, `rm`, ...)
   bool test_run = false;  // the call runs a test suite

@@ -349,13 +349,15 @@ struct ExecutionEconomicsManager::impl : run_state {
     }
   }
 
-  verdict tool_call(std::string_view tool, call_fingerprint call_fp, std::string_view id) {
+  verdict tool_call(std::string_view tool, call_fingerprint call_fp, std::string_view id,
+                    std::string_view peer) {
     const std::size_t index = begin_event();
     ++stats.tool_calls;
     if (last != last_event::tool_call && last != last_event::text) new_turn();
     last = last_event::tool_call;
     end_text();
     sdk::call_record rec = record_of(index, tool, std::move(call_fp), id);
+    rec.peer = std::string(peer);
     if (totals.size() >= kMaxTotals) totals.clear();
     const std::uint32_t total = ++totals[rec.fp.exact];
 
@@ -535,9 +537,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     chunk_tail.clear();
     for (std::size_t d = 0; d < kDetectorCount; ++d) {
       const auto id = static_cast<detector_id>(d);
-      if (id != detector_id::limit && id != detector_id::global && id != detector_id::budget) {
-        esc.quiet_all(id);
-      }
+      if (id != detector_id::limit && !is_swarm_detector(id)) esc.quiet_all(id);
     }
   }
 
@@ -583,17 +583,18 @@ ExecutionEconomicsManager& ExecutionEconomicsManager::operator=(
 // Every string from the caller is made valid UTF-8 here, once (utf8::repaired): detectors,
 // nudges and fingerprints then only ever see valid text.
 verdict ExecutionEconomicsManager::on_tool_call(std::string_view tool, const nlohmann::json& args,
-                                                std::string_view call_id) {
-  const utf8::repaired t(tool), id(call_id);
-  return impl_->tool_call(t, impl_->fp.of_call(t, args), id);
+                                                std::string_view call_id, std::string_view peer) {
+  const utf8::repaired t(tool), id(call_id), to(peer);
+  return impl_->tool_call(t, impl_->fp.of_call(t, args), id, to);
 }
 
 verdict ExecutionEconomicsManager::on_tool_call_json(std::string_view tool,
                                                      std::string_view args_json,
-                                                     std::string_view call_id) {
+                                                     std::string_view call_id,
+                                                     std::string_view peer) {
   // Text that is not JSON is fingerprinted as a string, so a malformed call still repeats.
-  const utf8::repaired t(tool), id(call_id);
-  return impl_->tool_call(t, impl_->fp.of_call_text(t, args_json), id);
+  const utf8::repaired t(tool), id(call_id), to(peer);
+  return impl_->tool_call(t, impl_->fp.of_call_text(t, args_json), id, to);
 }
 
 verdict ExecutionEconomicsManager::on_tool_result(std::string_view tool, bool ok,

@@ -182,6 +182,7 @@ nudge_text body(const finding& f) {
     case detector_id::judge:
       return judge_body(f);
     case detector_id::budget:
+    case detector_id::handoff:
     case detector_id::global:
       break;  // never found here: loopguardd writes its text (on_swarm_verdict passes it on)
   }

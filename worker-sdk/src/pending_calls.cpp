@@ -13,6 +13,7 @@ judged_call judged_of(const call_record& rec) {
   c.exact = rec.fp.exact;
   c.structural = rec.fp.structural;
   c.call_event = rec.event_index;
+  c.peer = rec.peer;
   return c;
 }
 

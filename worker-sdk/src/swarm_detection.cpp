@@ -4,7 +4,9 @@ namespace loopguard {
 
 detection swarm_detection(const protocol::verdict& v, std::size_t loop_start) {
   detection d;
-  d.detector = v.kind == "budget" ? detector_id::budget : detector_id::global;
+  d.detector = v.kind == "budget"    ? detector_id::budget
+               : v.kind == "handoff" ? detector_id::handoff
+                                     : detector_id::global;
   d.level = v.level;
   d.count = v.calls;
   d.confidence = 1.0;

@@ -5,7 +5,7 @@ namespace loopguard {
 verdict feed(ExecutionEconomicsManager& m, const trace_event& ev) {
   switch (ev.kind) {
     case event_kind::tool_call:
-      return m.on_tool_call(ev.tool, ev.args, ev.id);
+      return m.on_tool_call(ev.tool, ev.args, ev.id, ev.peer);
     case event_kind::tool_result:
       return m.on_tool_result(ev.tool, ev.ok, ev.output, ev.id, ev.cost);
     case event_kind::text:

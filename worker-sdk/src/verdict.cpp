@@ -36,6 +36,8 @@ constexpr std::string_view name_of(detector_id d) {
       return "judge";
     case detector_id::budget:
       return "budget";
+    case detector_id::handoff:
+      return "handoff";
     case detector_id::global:
       return "global";
   }

@@ -71,6 +71,9 @@ inline constexpr std::string_view observe = "observe";
 // The daemon reads what an event cost (`cost`), accepts charge events and binary batches LGB2,
 // sums the cost of dead ends and says it in verdicts. A worker sends none of these without it.
 inline constexpr std::string_view cost = "cost";
+// The daemon reads an event's `peer` (the worker a call hands work to) and detects hand-off
+// cycles between workers (verdict kind "handoff", sent to the workers of the cycle only).
+inline constexpr std::string_view handoff = "handoff";
 }  // namespace features
 
 // worker -> daemon, first message. `incarnation`: random id chosen when the worker process
@@ -124,6 +127,7 @@ struct event {
   double t = 0;                         // event time, seconds
   struct cost spent;                    // what the call cost (feature cost)
   bool charge = false;                  // a charge event (feature cost)
+  std::string peer;  // the worker the call hands work to (feature handoff); empty: none
   friend bool operator==(const event&, const event&) = default;
 };
 
@@ -146,7 +150,8 @@ struct gap {
 // (feature active_verdicts): its counted calls fell below the level.
 struct verdict {
   // kind: "exact" | "structural" (a fingerprint: a global dead end), "budget" (the swarm's
-  // budget: tool empty, fingerprint 0, calls 0; feature cost)
+  // budget: tool empty, fingerprint 0, calls 0; feature cost), "handoff" (a hand-off cycle
+  // between workers: fingerprint names the cycle, calls its hand-offs; feature handoff)
   std::string swarm, tool, kind;
   std::uint64_t fingerprint = 0;
   severity level = severity::warn;
@@ -158,6 +163,9 @@ struct verdict {
   // "budget" what the swarm spent.
   struct cost spent;
   std::string unit;
+  // The workers it is for (kind "handoff": the workers of the cycle); empty: every worker of
+  // the swarm.
+  std::vector<std::string> to;
 };
 
 // worker -> daemon: the swarm's task is done, forget it; daemon -> every worker: it was.
@@ -203,8 +211,10 @@ std::string serialize(const message& m);
 // reads both, repairs tool and summary as parse() does and refuses a time that is not finite
 // and a cost out of range.
 std::string encode_binary(const events& batch);
-// Whether `batch` needs the feature cost (an event with a cost, or a charge event).
+// Whether `batch` needs the feature cost (an event with a cost, or a charge event), or the
+// feature handoff (an event with a peer). Either is written as LGB2.
 bool uses_cost(const events& batch);
+bool uses_handoff(const events& batch);
 result<events> decode_binary(std::string_view bytes);
 
 // The sequence number of the event a failed parse() (JSON frame) or decode_binary() (binary

@@ -32,6 +32,7 @@ struct trace_event {
   std::string tool;         // tool_call, tool_result
   nlohmann::json args;      // tool_call: an object
   std::string id;           // tool_call, tool_result: optional call id
+  std::string peer;         // tool_call (v1.3): the worker the call hands work to
   bool ok = true;           // tool_result
   std::string output;       // tool_result
   protocol::cost cost;      // tool_result (v1.3): what the call cost, as reported

@@ -62,6 +62,7 @@ struct judged_call {
   // Not a call: `spent` is a cost reported after this call was sent (add_cost), charged to it
   // (protocol event.charge); tool, exact and structural are the call's.
   bool charge = false;
+  std::string peer;  // the worker the call hands work to (on_tool_call's `peer`); empty: none
 };
 
 class ExecutionEconomicsManager {
@@ -78,11 +79,13 @@ class ExecutionEconomicsManager {
   ExecutionEconomicsManager(ExecutionEconomicsManager&&) noexcept;
   ExecutionEconomicsManager& operator=(ExecutionEconomicsManager&&) noexcept;
 
+  // `peer`: the worker this call hands work to, when it does (docs/sdk.md, "Hand-offs"); the
+  // judged call carries it to the swarm, whose daemon looks for hand-off loops.
   verdict on_tool_call(std::string_view tool, const nlohmann::json& args,
-                       std::string_view call_id = {});
+                       std::string_view call_id = {}, std::string_view peer = {});
   // The same with the arguments as JSON text, as most agents have them.
   verdict on_tool_call_json(std::string_view tool, std::string_view args_json,
-                            std::string_view call_id = {});
+                            std::string_view call_id = {}, std::string_view peer = {});
   // Pairs with the call of the same id, else with the oldest unanswered call of `tool`.
   // `cost`: what the call cost, as the caller knows it (docs/sdk.md, "Costs"): its amount counts
   // for the cost limit as add_cost's does, and the judged call carries it to the swarm.

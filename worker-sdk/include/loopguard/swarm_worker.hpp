@@ -56,9 +56,9 @@ class swarm_worker {
   status connect(client_options options, boost::asio::io_context& io);
 
   verdict on_tool_call(std::string_view tool, const nlohmann::json& args,
-                       std::string_view call_id = {});
+                       std::string_view call_id = {}, std::string_view peer = {});
   verdict on_tool_call_json(std::string_view tool, std::string_view args_json,
-                            std::string_view call_id = {});
+                            std::string_view call_id = {}, std::string_view peer = {});
   verdict on_tool_result(std::string_view tool, bool ok, std::string_view output,
                          std::string_view call_id = {}, const protocol::cost& cost = {});
   verdict on_text(std::string_view content);

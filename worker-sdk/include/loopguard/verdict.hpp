@@ -26,14 +26,19 @@ enum class detector_id {
   bash_cascade,
   intent,  // one reply announcing instead of doing (docs/detectors.md, "[intent]")
   limit,
-  judge,   // the caller's judge hook (docs/sdk.md, "Judge hook")
-  budget,  // the swarm's budget, as loopguardd judged it (docs/protocol.md, "Swarm budget")
-  global,  // keep last: kDetectorCount counts up to it
+  judge,    // the caller's judge hook (docs/sdk.md, "Judge hook")
+  budget,   // the swarm's budget, as loopguardd judged it (docs/protocol.md, "Swarm budget")
+  handoff,  // a hand-off loop between workers, from loopguardd (docs/protocol.md)
+  global,   // keep last: kDetectorCount counts up to it
 };
 // The number of detectors; verdict.cpp checks at compile time that its names table has as many.
 inline constexpr std::size_t kDetectorCount = static_cast<std::size_t>(detector_id::global) + 1;
 
 std::string_view to_string(detector_id d);
+// Whether the detector is the swarm's (loopguardd's): global, budget, handoff.
+constexpr bool is_swarm_detector(detector_id d) {
+  return d == detector_id::global || d == detector_id::budget || d == detector_id::handoff;
+}
 // The detector with this id (docs/detectors.md), or nullopt.
 std::optional<detector_id> parse_detector(std::string_view name);
 

@@ -427,9 +427,11 @@ bool daemon_client::impl::next_frame(std::string& frame, bool& binary) {
     binary = false;
     return true;
   }
-  const bool costs =
-      std::find(features.begin(), features.end(), protocol::features::cost) != features.end();
-  auto next = box.next(max_events, costs);
+  const auto listed = [&](std::string_view f) {
+    return std::find(features.begin(), features.end(), f) != features.end();
+  };
+  auto next =
+      box.next(max_events, listed(protocol::features::cost), listed(protocol::features::handoff));
   if (auto* batch = std::get_if<protocol::events>(&next)) {
     frame = protocol::encode_binary(*batch);
     binary = true;

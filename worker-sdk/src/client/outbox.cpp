@@ -33,7 +33,8 @@ void outbox::drop_into_gap(std::uint64_t seq) {
 }
 
 std::variant<std::monostate, protocol::events, protocol::gap> outbox::next(std::size_t max_events,
-                                                                           bool costs) {
+                                                                           bool costs,
+                                                                           bool handoffs) {
   if (cursor_ >= entries_.size()) return std::monostate{};
   entry& first = entries_[cursor_];
   if (!costs && !first.is_gap && first.event.charge) {
@@ -58,6 +59,7 @@ std::variant<std::monostate, protocol::events, protocol::gap> outbox::next(std::
     highest_handed_out_ = std::max(highest_handed_out_, e.seq);
     batch.items.push_back(e);
     if (!costs) batch.items.back().spent = {};
+    if (!handoffs) batch.items.back().peer.clear();
   }
   return batch;
 }

@@ -41,8 +41,10 @@ class outbox {
   // `costs` (the daemon does not list the feature) events go without their cost, and a charge
   // event becomes a gap when its turn comes (it is never sent: a daemon without costs would
   // count it as a call).
+  // Without `handoffs` (the feature handoff) events go without their peer.
   std::variant<std::monostate, protocol::events, protocol::gap> next(std::size_t max_events,
-                                                                     bool costs = true);
+                                                                     bool costs = true,
+                                                                     bool handoffs = true);
   bool has_unsent() const { return cursor_ < entries_.size(); }
   // A new connection: the daemon holds everything up to `last_ack`; everything after it is
   // sent again, in order. A daemon that lost numbers it had acknowledged (it must not) is told

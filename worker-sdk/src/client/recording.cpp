@@ -76,10 +76,11 @@ void recording::event(trace_event ev, const verdict& v, std::optional<std::strin
 }
 
 void recording::tool_call(std::string_view tool, const nlohmann::json& args, std::string_view id,
-                          const verdict& v) {
+                          std::string_view peer, const verdict& v) {
   trace_event ev = event_of(event_kind::tool_call);
   ev.tool = tool;
   ev.id = id;
+  ev.peer = peer;
   if (args.is_object()) {
     ev.args = args;
     return event(std::move(ev), v);
@@ -90,10 +91,11 @@ void recording::tool_call(std::string_view tool, const nlohmann::json& args, std
 }
 
 void recording::tool_call_json(std::string_view tool, std::string_view args_json,
-                               std::string_view id, const verdict& v) {
+                               std::string_view id, std::string_view peer, const verdict& v) {
   trace_event ev = event_of(event_kind::tool_call);
   ev.tool = tool;
   ev.id = id;
+  ev.peer = peer;
   auto doc = json_input::parse(args_json);
   if (doc && doc->value.is_object()) {
     ev.args = std::move(doc->value);

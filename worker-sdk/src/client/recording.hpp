@@ -32,9 +32,9 @@ class recording {
   recording& operator=(const recording&) = delete;
 
   void tool_call(std::string_view tool, const nlohmann::json& args, std::string_view id,
-                 const verdict& v);
+                 std::string_view peer, const verdict& v);
   void tool_call_json(std::string_view tool, std::string_view args_json, std::string_view id,
-                      const verdict& v);
+                      std::string_view peer, const verdict& v);
   void tool_result(std::string_view tool, bool ok, std::string_view output, std::string_view id,
                    const protocol::cost& cost, const verdict& v);
   void text(std::string_view content, const verdict& v);

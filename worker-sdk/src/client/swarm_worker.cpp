@@ -31,7 +31,7 @@ struct swarm_worker::impl {
   verdict after(verdict v) {
     if (!client) return v;
     for (const auto& d : v.detections) {
-      if (d.detector == detector_id::global || d.detector == detector_id::budget) continue;
+      if (is_swarm_detector(d.detector)) continue;  // the daemon's own
       protocol::detection out;
       out.detector = std::string(to_string(d.detector));
       out.level = d.level;
@@ -59,6 +59,10 @@ struct swarm_worker::impl {
       e.spent.tokens = std::min(e.spent.tokens, protocol::kMaxEventTokens);  // sums of reports
       e.spent.amount = std::min(e.spent.amount, protocol::kMaxEventAmount);
       e.charge = call.charge;
+      // A peer the daemon cannot take as a worker name would cost the whole event: left out.
+      if (utf8::is_identifier(call.peer) && call.peer.size() <= protocol::kMaxNameBytes) {
+        e.peer = call.peer;
+      }
       client->send(std::move(e));
     });
   }
@@ -105,18 +109,18 @@ status swarm_worker::connect(client_options options, boost::asio::io_context& io
 }
 
 verdict swarm_worker::on_tool_call(std::string_view tool, const nlohmann::json& args,
-                                   std::string_view call_id) {
+                                   std::string_view call_id, std::string_view peer) {
   impl_->before();
-  verdict v = impl_->after(impl_->manager.on_tool_call(tool, args, call_id));
-  if (impl_->rec) impl_->rec->tool_call(tool, args, call_id, v);
+  verdict v = impl_->after(impl_->manager.on_tool_call(tool, args, call_id, peer));
+  if (impl_->rec) impl_->rec->tool_call(tool, args, call_id, peer, v);
   return v;
 }
 
 verdict swarm_worker::on_tool_call_json(std::string_view tool, std::string_view args_json,
-                                        std::string_view call_id) {
+                                        std::string_view call_id, std::string_view peer) {
   impl_->before();
-  verdict v = impl_->after(impl_->manager.on_tool_call_json(tool, args_json, call_id));
-  if (impl_->rec) impl_->rec->tool_call_json(tool, args_json, call_id, v);
+  verdict v = impl_->after(impl_->manager.on_tool_call_json(tool, args_json, call_id, peer));
+  if (impl_->rec) impl_->rec->tool_call_json(tool, args_json, call_id, peer, v);
   return v;
 }
 

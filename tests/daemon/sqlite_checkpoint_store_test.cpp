@@ -379,6 +379,8 @@ TEST_SUITE("sqlite_checkpoint_store") {
         db.execAndGet("SELECT count(*) FROM fingerprints WHERE typeof(data) != 'blob'").getInt() ==
         0);
     CHECK(db.execAndGet("SELECT sum(spent_tokens) FROM swarms").getInt64() == 0);  // compacted rows
+    CHECK(db.execAndGet("SELECT count(*) FROM pragma_table_info('swarms') WHERE name = 'handoffs'")
+              .getInt() == 1);
   }
 
   TEST_CASE("older schema versions are refused and left untouched") {

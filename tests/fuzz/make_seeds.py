@@ -75,6 +75,33 @@ write("protocol_binary", "gaps_and_times", batch(
     [{"seq": 5, "t": 1e300}, {"seq": 1, "t": -0.0}, {"seq": 2, "t": -1e300, "result": 1},
      {"seq": 2, "t": 5e-324}, {"seq": 9, "t": 1e9}]))
 write("protocol_binary", "empty", batch([]))
+
+# --- protocol_binary: LGB2 batches (feature cost / handoff): each event also has its cost and peer
+def batch2(events):
+    out = bytearray(b"LGB2") + struct.pack("<Q", len(events))
+    for e in events:
+        tool, summary = e.get("tool", "delegate").encode(), e.get("summary", "task=t1").encode()
+        peer = e.get("peer", "")
+        peer = peer.encode() if isinstance(peer, str) else peer
+        out += struct.pack("<QQQQd", e["seq"], e.get("exact", 0x77), e.get("structural", 0x11),
+                           e.get("result", 7), e.get("t", 0.0))
+        out.append(1 | 2 | (4 if e.get("charge") else 0))
+        out += struct.pack("<H", len(tool)) + tool + struct.pack("<H", len(summary)) + summary
+        out += struct.pack("<Qd", e.get("tokens", 0), e.get("amount", 0.0))
+        out += struct.pack("<H", len(peer)) + peer
+    return bytes(out)
+
+
+# Two workers (events alternate between harness workers) handing the same task back and forth,
+# each call with a cost, a charge after every fourth: hand-off loops, wasted cost, the budget.
+write("protocol_binary", "lgb2_handoff_costs", batch2(
+    [{"seq": i + 1, "peer": "w1" if i % 3 == 0 else ("w2" if i % 3 == 1 else "w0"),
+      "structural": 0x11 + i % 3, "tokens": 1000 + i, "amount": 0.125 * (i % 4),
+      "charge": i % 4 == 3, "t": float(i)} for i in range(30)]))
+# Costs out of range and a peer that is no worker name: refused.
+write("protocol_binary", "lgb2_bad_cost", batch2([{"seq": 1, "amount": -1.0}]))
+write("protocol_binary", "lgb2_bad_peer", batch2([{"seq": 1, "peer": b"w\xff"}]))
+
 write("protocol_binary", "truncated", batch([{"seq": 1}])[:-3])
 write("protocol_binary", "too_many", b"LGB1" + struct.pack("<Q", 5000))
 

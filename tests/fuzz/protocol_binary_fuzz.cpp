@@ -38,6 +38,10 @@ std::vector<daemon::swarm_rules> make_rule_variants() {
   out[0].min_workers = 1;
   out[0].absolute_cap = 4;
   out[0].critical_at = 3;
+  out[0].budget.base.tokens = 5000;  // the budget ladder within a few costed events
+  out[0].budget.base.unit = "USD";
+  out[0].handoff.warn_at = 2;  // hand-off loops soon
+  out[0].handoff.critical_at = 3;
   out[1].threshold = 2;  // every call counts; needs two workers; never critical
   out[1].min_workers = 2;
   out[1].progress_aware = false;
@@ -96,7 +100,7 @@ void check_verdict(const protocol::verdict& v) {  // as websocket_session.cpp pu
   LG_FUZZ_CHECK(pv->swarm == v.swarm && pv->tool == v.tool && pv->kind == v.kind &&
                     pv->fingerprint == v.fingerprint && pv->level == v.level &&
                     pv->calls == v.calls && pv->workers == v.workers && pv->message == v.message &&
-                    pv->t == v.t,
+                    pv->t == v.t && pv->spent == v.spent && pv->unit == v.unit && pv->to == v.to,
                 "verdict frame parses back to other values");
 }
 
@@ -200,6 +204,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                   "decoded tool is not valid UTF-8 within the limit");
     LG_FUZZ_CHECK(fuzz::valid_utf8(ev.summary) && ev.summary.size() <= protocol::kMaxSummaryBytes,
                   "decoded summary is not valid UTF-8 within the limit");
+    LG_FUZZ_CHECK(
+        loopguard::utf8::is_identifier(ev.peer) && ev.peer.size() <= protocol::kMaxNameBytes,
+        "decoded peer is not a worker name");
+    LG_FUZZ_CHECK(ev.spent.tokens <= protocol::kMaxEventTokens && ev.spent.amount >= 0 &&
+                      ev.spent.amount <= protocol::kMaxEventAmount,
+                  "decoded cost is out of range");
   }
   const std::string swarm = swarm_name(batch);
   ingest_all(batch, swarm);

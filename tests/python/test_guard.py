@@ -125,6 +125,25 @@ class VerdictTest(unittest.TestCase):
         self.assertEqual(v.action, loopguard.TERMINATE)
         self.assertEqual(v.strongest.detector, "limit")
 
+    def test_costs_and_hand_offs(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "run.jsonl")
+            guard = loopguard.Guard({"detectors": {"limit": {"max_cost": 1.0}}})
+            guard.record(path)
+            guard.on_tool_call("delegate", {"task": "fix it"}, call_id="h1", peer="coder")
+            v = guard.on_tool_result("delegate", True, "handed over", call_id="h1",
+                                     tokens=1200, amount=0.75)
+            self.assertEqual(v.action, loopguard.ALLOW)
+            v = guard.add_cost(0.5, tokens=300)  # 1.25 of 1.0: the cost limit
+            self.assertEqual(v.action, loopguard.TERMINATE)
+            self.assertEqual(v.strongest.detector, "limit")
+            guard.stop_recording()
+            with open(path, encoding="utf-8") as f:
+                lines = [json.loads(line) for line in f]
+            self.assertEqual(lines[1]["peer"], "coder")
+            self.assertEqual(lines[2]["cost"], {"tokens": 1200, "amount": 0.75})
+
     def test_repeated_text_is_caught(self):
         guard = loopguard.Guard()
         actions = [guard.on_text("I will now fix the bug in parser.py.").action

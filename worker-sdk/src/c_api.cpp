@@ -194,6 +194,26 @@ char* lg_on_tool_result(lg_guard* guard, const char* tool, int ok, const char* o
   });
 }
 
+char* lg_on_handoff(lg_guard* guard, const char* tool, const char* args_json, const char* call_id,
+                    const char* peer, char** error) {
+  return judge("lg_on_handoff", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    if (status s = need(tool, "tool"); !s.ok()) return s;
+    if (status s = need(args_json, "args_json"); !s.ok()) return s;
+    return w.on_tool_call_json(tool, args_json, optional_text(call_id), optional_text(peer));
+  });
+}
+
+char* lg_on_tool_result_cost(lg_guard* guard, const char* tool, int ok, const char* output,
+                             const char* call_id, unsigned long long tokens, double amount,
+                             char** error) {
+  return judge("lg_on_tool_result_cost", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    if (status s = need(tool, "tool"); !s.ok()) return s;
+    if (status s = need(output, "output"); !s.ok()) return s;
+    return w.on_tool_result(tool, ok != 0, output, optional_text(call_id),
+                            protocol::cost{static_cast<std::uint64_t>(tokens), amount});
+  });
+}
+
 char* lg_on_text(lg_guard* guard, const char* content, char** error) {
   return judge("lg_on_text", guard, error, [&](swarm_worker& w) -> result<verdict> {
     if (status s = need(content, "content"); !s.ok()) return s;
@@ -222,6 +242,12 @@ char* lg_on_text_chunk(lg_guard* guard, const char* chunk, char** error) {
 char* lg_add_cost(lg_guard* guard, double amount, char** error) {
   return judge("lg_add_cost", guard, error,
                [&](swarm_worker& w) -> result<verdict> { return w.add_cost(amount); });
+}
+
+char* lg_add_cost_tokens(lg_guard* guard, unsigned long long tokens, double amount, char** error) {
+  return judge("lg_add_cost_tokens", guard, error, [&](swarm_worker& w) -> result<verdict> {
+    return w.add_cost(protocol::cost{static_cast<std::uint64_t>(tokens), amount});
+  });
 }
 
 int lg_flush(lg_guard* guard, char** error) {

@@ -72,6 +72,15 @@ LG_API char* lg_on_tool_call(lg_guard* guard, const char* tool, const char* args
 /* The outcome of a call: `ok` is 0 when the tool reported an error. `call_id` may be NULL. */
 LG_API char* lg_on_tool_result(lg_guard* guard, const char* tool, int ok, const char* output,
                                const char* call_id, char** error);
+/* A tool call that hands work to the worker `peer` of the swarm (docs/sdk.md, "Hand-offs"):
+ * as lg_on_tool_call; the daemon looks for hand-off loops. `peer` may be NULL or "" (none). */
+LG_API char* lg_on_handoff(lg_guard* guard, const char* tool, const char* args_json,
+                           const char* call_id, const char* peer, char** error);
+/* lg_on_tool_result with what the call cost (docs/sdk.md, "Costs"): `tokens` and `amount` in
+ * the swarm's unit; an amount that is not a finite number above 0 is 0. */
+LG_API char* lg_on_tool_result_cost(lg_guard* guard, const char* tool, int ok, const char* output,
+                                    const char* call_id, unsigned long long tokens, double amount,
+                                    char** error);
 /* One whole assistant turn of text. */
 LG_API char* lg_on_text(lg_guard* guard, const char* content, char** error);
 /* A piece of streamed text (it may end inside a UTF-8 character). */
@@ -92,16 +101,19 @@ typedef int (*lg_judge_fn)(void* user_data, const char* digest_json, double* pro
                            double* cost, char* reason, size_t reason_size);
 /* Sets the judge (NULL removes it); `user_data` is passed back unchanged. 0, or -1. */
 LG_API int lg_set_judge(lg_guard* guard, lg_judge_fn judge, void* user_data, char** error);
-/* Adds to the run's cost (any unit); a negative or non-finite amount is ignored. */
+/* Adds to the run's cost (any unit); a negative or non-finite amount is ignored. Charged to
+ * the last judged call (docs/sdk.md, "Costs"). */
 LG_API char* lg_add_cost(lg_guard* guard, double amount, char** error);
+/* The same with tokens. */
+LG_API char* lg_add_cost_tokens(lg_guard* guard, unsigned long long tokens, double amount,
+                                char** error);
 /* Records the run (docs/sdk.md, "Recording a run"): every event and verdict from now on, each
  * written and flushed as it happens, the events to `path` (JSON Lines, docs/trace-format.md),
  * the detection lines to `detections_path` (NULL or "": `path` with ".jsonl" replaced by
  * ".detections.jsonl"). `loopguard replay` of the trace prints those lines again. Must come
  * before the first event (after lg_connect, the trace names the connection's swarm and worker).
  * 0, or -1: a file cannot be opened, a recording is running, events were judged already. */
-LG_API int lg_record(lg_guard* guard, const char* path, const char* detections_path,
-                     char** error);
+LG_API int lg_record(lg_guard* guard, const char* path, const char* detections_path, char** error);
 /* Ends the recording and closes its files: 0, or -1 with the write error that stopped it.
  * lg_destroy() ends it too. */
 LG_API int lg_stop_recording(lg_guard* guard, char** error);

@@ -110,7 +110,7 @@ _JUDGE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
 
 
 def _declare(lib):
-    p, s, i, d = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_double
+    p, s, i, d, u = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.c_double, ctypes.c_ulonglong
     err = ctypes.POINTER(ctypes.c_void_p)
     signatures = {
         "lg_abi_version": (i, []),
@@ -119,12 +119,15 @@ def _declare(lib):
         "lg_destroy": (None, [p]),
         "lg_on_tool_call": (p, [p, s, s, s, err]),
         "lg_on_tool_result": (p, [p, s, i, s, s, err]),
+        "lg_on_handoff": (p, [p, s, s, s, s, err]),
+        "lg_on_tool_result_cost": (p, [p, s, i, s, s, u, d, err]),
         "lg_on_text": (p, [p, s, err]),
         "lg_on_text_chunk": (p, [p, s, err]),
         "lg_on_user_message": (p, [p, s, err]),
         "lg_on_resume": (p, [p, err]),
         "lg_set_judge": (i, [p, _JUDGE_FN, p, err]),
         "lg_add_cost": (p, [p, d, err]),
+        "lg_add_cost_tokens": (p, [p, u, d, err]),
         "lg_flush": (i, [p, err]),
         "lg_record": (i, [p, s, s, err]),
         "lg_stop_recording": (i, [p, err]),
@@ -214,17 +217,26 @@ class Guard:
         return self._handle
 
     def on_tool_call(self, tool: str, args: Union[None, str, dict, list] = None,
-                     call_id: Optional[str] = None) -> Verdict:
-        """Judges a call before it runs. args: a dict (or any JSON value) or JSON text."""
+                     call_id: Optional[str] = None, peer: Optional[str] = None) -> Verdict:
+        """Judges a call before it runs. args: a dict (or any JSON value) or JSON text.
+        peer: the worker of the swarm this call hands work to (docs/sdk.md, "Hand-offs")."""
         if args is None:
             args = {}
         if not isinstance(args, (str, bytes)):
             args = json.dumps(args, ensure_ascii=False)
+        if peer:
+            return self._judge(self._lib.lg_on_handoff, _text(tool), _text(args), _text(call_id),
+                               _text(peer))
         return self._judge(self._lib.lg_on_tool_call, _text(tool), _text(args), _text(call_id))
 
-    def on_tool_result(self, tool: str, ok: bool, output: str,
-                       call_id: Optional[str] = None) -> Verdict:
-        """Records the outcome of a call; ok is False when the tool reported an error."""
+    def on_tool_result(self, tool: str, ok: bool, output: str, call_id: Optional[str] = None,
+                       tokens: int = 0, amount: float = 0.0) -> Verdict:
+        """Records the outcome of a call; ok is False when the tool reported an error.
+        tokens, amount: what the call cost (docs/sdk.md, "Costs")."""
+        if tokens or amount:
+            return self._judge(self._lib.lg_on_tool_result_cost, _text(tool), 1 if ok else 0,
+                               _text(output), _text(call_id), max(0, int(tokens)),
+                               float(amount))
         return self._judge(self._lib.lg_on_tool_result, _text(tool), 1 if ok else 0,
                            _text(output), _text(call_id))
 
@@ -244,8 +256,11 @@ class Guard:
         """The run resumes after a pause: streaks and loop episodes restart, limits do not."""
         return self._judge(self._lib.lg_on_resume)
 
-    def add_cost(self, amount: float) -> Verdict:
-        """Adds to the run's cost (any unit) and checks the limits."""
+    def add_cost(self, amount: float = 0.0, tokens: int = 0) -> Verdict:
+        """Adds to the run's cost (any unit) and checks the limits; charged to the last judged
+        call (docs/sdk.md, "Costs")."""
+        if tokens:
+            return self._judge(self._lib.lg_add_cost_tokens, max(0, int(tokens)), float(amount))
         return self._judge(self._lib.lg_add_cost, float(amount))
 
     def set_judge(self, judge) -> None:

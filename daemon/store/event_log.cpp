@@ -9,7 +9,8 @@ namespace loopguard::daemon {
 namespace {
 
 enum class op : std::uint8_t { context = 1, event = 2, complete = 3 };
-constexpr std::uint8_t kOk = 1, kHasResult = 2, kCharge = 4;
+// Format 2 writes a cost and a peer only when the event has one (most have neither).
+constexpr std::uint8_t kOk = 1, kHasResult = 2, kCharge = 4, kHasCost = 8, kHasPeer = 16;
 constexpr std::uint8_t kOldestFormat = 1;  // no cost, no charge
 
 }  // namespace
@@ -36,11 +37,15 @@ void event_log_writer::event(const swarm_event& e) {
   w.put(e.structural);
   w.put(e.result.value_or(0));
   w.put(e.t);
+  const bool cost = !e.spent.empty(), peer = !e.peer.empty();
   w.put(static_cast<std::uint8_t>((e.ok ? kOk : 0) | (e.result ? kHasResult : 0) |
-                                  (e.charge ? kCharge : 0)));
-  w.put(e.spent.tokens);
-  w.put(e.spent.amount);
-  w.str(e.peer);
+                                  (e.charge ? kCharge : 0) | (cost ? kHasCost : 0) |
+                                  (peer ? kHasPeer : 0)));
+  if (cost) {
+    w.put(e.spent.tokens);
+    w.put(e.spent.amount);
+  }
+  if (peer) w.str(e.peer);
 }
 
 void event_log_writer::complete(std::string_view swarm) {
@@ -110,8 +115,15 @@ class log_replayer {
     std::uint64_t result = 0;
     std::uint8_t flags = 0;
     if (!r_.str(tool) || !r_.str(summary) || !r_.get(e_.exact) || !r_.get(e_.structural) ||
-        !r_.get(result) || !r_.get(e_.t) || !r_.get(flags) ||
-        (format_ >= 2 && (!r_.get(e_.spent.tokens) || !r_.get(e_.spent.amount) || !r_.str(peer)))) {
+        !r_.get(result) || !r_.get(e_.t) || !r_.get(flags)) {
+      return status::error("a log record has a truncated event");
+    }
+    if (format_ < 2) flags &= kOk | kHasResult;  // format 1 had no more
+    e_.spent = {};
+    if ((flags & kHasCost) && (!r_.get(e_.spent.tokens) || !r_.get(e_.spent.amount))) {
+      return status::error("a log record has a truncated event");
+    }
+    if ((flags & kHasPeer) && !r_.str(peer)) {
       return status::error("a log record has a truncated event");
     }
     if (!has_context_) return status::error("a log record has an event before its context");

@@ -254,20 +254,24 @@ void poll_loop(const options& o, const std::atomic<bool>& stop, poll_result& out
 // Verdict phase: for each probe a fresh fingerprint is called once by each of 10 workers
 // (the default threshold, from >= 2 workers); the 10th call crosses it. The time from that
 // call to the verdict at every worker, per probe.
+// The probes' times follow the throughput phase's (`after`): the swarm clock moves at most one
+// window per event (docs/protocol.md, "Time"), so probes far in the future would each push the
+// others out of the window and never reach the threshold.
 std::vector<double> verdict_phase(net::io_context& ioc, std::vector<std::shared_ptr<worker>>& ws,
-                                  const options& o) {
+                                  const options& o, double after) {
   std::vector<double> verdict_latency;
   if (o.connections >= 2) {
     for (int p = 0; p < o.verdict_probes; ++p) {
       const std::uint64_t fp = std::uint64_t{0xF00D0000} + static_cast<std::uint64_t>(p);
+      const double t = after + 1 + p;
       for (int c = 0; c < 10; ++c) {
         auto& w = ws[static_cast<std::size_t>(c % o.connections)];
         if (c == 9) break;
-        w->send_probe(fp, 1e6 + p);
+        w->send_probe(fp, t);
       }
       while (!std::all_of(ws.begin(), ws.end(), [](auto& w) { return w->done(); })) ioc.run_one();
       const auto crossing = clock_type::now();
-      ws[9 % ws.size()]->send_probe(fp, 1e6 + p);
+      ws[9 % ws.size()]->send_probe(fp, t);
       const auto arrived = [&](worker& w) {
         return std::any_of(w.verdicts.begin(), w.verdicts.end(),
                            [&](auto& v) { return v.first == fp; });
@@ -331,7 +335,7 @@ int main(int argc, char** argv) {
   std::vector<double> lat;
   for (auto& w : ws) lat.insert(lat.end(), w->latencies().begin(), w->latencies().end());
 
-  const auto verdict_latency = verdict_phase(ioc, ws, o);
+  const auto verdict_latency = verdict_phase(ioc, ws, o, o.t0 + static_cast<double>(per) * 1e-3);
   nlohmann::json out{{"events", per * ws.size()},
                      {"seconds", seconds},
                      {"events_per_second", static_cast<double>(per * ws.size()) / seconds},

@@ -12,12 +12,15 @@
 #include "daemon_process.hpp"
 #include "loopguard/hex.hpp"
 #include "loopguard/swarm_worker.hpp"
+#include "swarm_workers.hpp"
 #include "ws_client.hpp"
 
 using namespace loopguard;
 using namespace std::chrono_literals;
 using protocol::cost;
 using test::daemon_process;
+using test::join;
+using test::settle;
 
 namespace {
 
@@ -37,20 +40,6 @@ std::unique_ptr<daemon_process> economics_daemon(const test::temp_dir& dir,
   return std::make_unique<daemon_process>(dir.file(""), dir.file("lg.db"), std::move(args));
 }
 
-std::unique_ptr<swarm_worker> join(unsigned short port, const std::string& swarm,
-                                   const std::string& worker) {
-  auto w = std::make_unique<swarm_worker>();
-  client_options o;
-  o.url = "ws://127.0.0.1:" + std::to_string(port);
-  o.swarm = swarm;
-  o.worker = worker;
-  o.backoff_min = 20ms;
-  o.backoff_max = 200ms;
-  REQUIRE(w->connect(o).ok());
-  REQUIRE(w->client()->wait_connected(10s));
-  return w;
-}
-
 // The level of the swarm's budget verdict in `v`, if it carries one.
 std::optional<severity> budget_in(const verdict& v) {
   for (const auto& d : v.detections) {
@@ -65,11 +54,6 @@ verdict work(swarm_worker& w, int n, double amount) {
   if (v.action == action::reject || v.action == action::terminate) return v;
   w.on_tool_result("read_file", true, "contents " + std::to_string(n), {}, cost{0, amount});
   return v;
-}
-
-void settle(swarm_worker& w) {
-  auto* c = w.client();
-  REQUIRE_MESSAGE(c->wait_acknowledged(c->stats().sent, 20s), c->stats().last_error);
 }
 
 nlohmann::json get_json(unsigned short port, const std::string& target) {

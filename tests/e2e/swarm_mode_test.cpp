@@ -9,11 +9,14 @@
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
 #include "loopguard/swarm_worker.hpp"
+#include "swarm_workers.hpp"
 #include "ws_client.hpp"
 
 using namespace loopguard;
 using namespace std::chrono_literals;
 using test::daemon_process;
+using test::join;
+using test::settle;
 
 namespace {
 
@@ -25,20 +28,6 @@ std::unique_ptr<daemon_process> swarm_daemon(const test::temp_dir& dir,
   std::vector<std::string> args{"--config", config};
   args.insert(args.end(), extra.begin(), extra.end());
   return std::make_unique<daemon_process>(dir.file(""), dir.file("lg.db"), std::move(args));
-}
-
-std::unique_ptr<swarm_worker> join(unsigned short port, const std::string& swarm,
-                                   const std::string& worker, manager_config config = {}) {
-  auto w = std::make_unique<swarm_worker>(std::move(config));
-  client_options o;
-  o.url = "ws://127.0.0.1:" + std::to_string(port);
-  o.swarm = swarm;
-  o.worker = worker;
-  o.backoff_min = 20ms;
-  o.backoff_max = 200ms;
-  REQUIRE(w->connect(o).ok());
-  REQUIRE(w->client()->wait_connected(10s));
-  return w;
 }
 
 // The shared dead end: the same search, the same failure. Returns the call's verdict.
@@ -60,12 +49,6 @@ bool has_global(const verdict& v, severity level) {
     if (d.detector == detector_id::global && d.level == level) return true;
   }
   return false;
-}
-
-// Waits until every event the worker judged so far is acknowledged.
-void settle(swarm_worker& w) {
-  auto* c = w.client();
-  REQUIRE_MESSAGE(c->wait_acknowledged(c->stats().sent, 10s), c->stats().last_error);
 }
 
 manager_config observing() {

@@ -10,7 +10,10 @@ packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev l
   libsqlitecpp-dev libsqlite3-dev doctest-dev libcli11-dev libspdlog-dev libbenchmark-dev
   clang-14 libclang-rt-14-dev  # clang: the libFuzzer harnesses (scripts/fuzz.sh)
   clang-tidy                    # scripts/lint.sh (.ci/run's lint stage)
-  python3)                      # the Python module's tests (worker-sdk/python)
+  python3                       # the Python module's tests (worker-sdk/python)
+  chromium chromium-driver      # the dashboard's browser test (tests/e2e/dashboard_browser.py)
+  prometheus                    # promtool check metrics (tests/e2e)
+  systemd dpkg-dev)             # systemd-analyze verify, dpkg-deb (packaging tests)
 
 missing=()
 for p in "${packages[@]}"; do

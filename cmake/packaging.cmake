@@ -71,7 +71,9 @@ install(CODE "
   set(LOOPGUARD_UNIT_BINDIR \"${CMAKE_INSTALL_BINDIR}\")
   include(\"${CMAKE_CURRENT_SOURCE_DIR}/cmake/install_unit.cmake\")")
 
-include(cmake/deb.cmake)
+if(PROJECT_IS_TOP_LEVEL)  # CPack's configuration belongs to the top-level project
+  include(cmake/deb.cmake)
+endif()
 
 if(LOOPGUARD_BUILD_TESTS)
   include(cmake/packaging_tests.cmake)

@@ -33,7 +33,7 @@ set_tests_properties(packaging.consumer packaging.systemd PROPERTIES
   FIXTURES_REQUIRED loopguard_installed)
 
 find_program(LOOPGUARD_DPKG_DEB dpkg-deb)
-if(LOOPGUARD_DPKG_DEB)
+if(LOOPGUARD_DPKG_DEB AND PROJECT_IS_TOP_LEVEL)
   add_test(NAME packaging.deb
     COMMAND ${CMAKE_COMMAND} -DBUILD=${CMAKE_CURRENT_BINARY_DIR} -DWORK=${scratch}/deb
             -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DABI=${LOOPGUARD_ABI_VERSION}

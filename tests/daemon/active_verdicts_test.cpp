@@ -150,7 +150,7 @@ TEST_SUITE("active verdicts") {
     CHECK(s.verdicts("s").size() == 2);
   }
 
-  TEST_CASE("critical below critical_at is lifted; the next call may declare warn") {
+  TEST_CASE("critical below critical_at is lifted, the next call may declare warn") {
     shared_economics_state s;  // critical_at 20
     const auto critical = calls(s, 20, 1, 0);
     REQUIRE(critical.size() == 1);

@@ -48,7 +48,7 @@ std::vector<protocol::verdict> handoff_verdicts(const std::vector<protocol::verd
 }  // namespace
 
 TEST_SUITE("handoff") {
-  TEST_CASE("a ring of hand-offs repeated is a cycle; a pipeline and a one-way stream are not") {
+  TEST_CASE("a ring of hand-offs repeated is a cycle, a pipeline and a one-way stream are not") {
     handoff_log ping;
     for (int i = 0; i < 3; ++i) {
       ping.add(hand("a", "b", 1, 2 * i));

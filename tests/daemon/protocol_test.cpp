@@ -70,7 +70,7 @@ TEST_SUITE("protocol") {
     CHECK_FALSE(old.contains("unit"));
   }
 
-  TEST_CASE("a hand-off's peer (feature handoff): JSON and LGB2; a bad one refuses the event") {
+  TEST_CASE("a hand-off's peer (feature handoff): JSON and LGB2, a bad one refuses the event") {
     const auto ok = parse(R"({"type":"events","events":[{"seq":7,"tool":"delegate",)"
                           R"("exact":"0000000000000001","structural":"0000000000000002","t":1,)"
                           R"("peer":"reviewer-2"}]})");
@@ -135,7 +135,7 @@ TEST_SUITE("protocol") {
     CHECK_FALSE(decode_binary(bytes.substr(0, bytes.size() - 3)).has_value());
   }
 
-  TEST_CASE("features, an error's seq and a lifted verdict round-trip; no features is v1") {
+  TEST_CASE("features, an error's seq and a lifted verdict round-trip, no features is v1") {
     const auto w = parse(golden("welcome"));
     REQUIRE(w.has_value());
     const auto& welcome_msg = std::get<welcome>(*w);
@@ -163,7 +163,7 @@ TEST_SUITE("protocol") {
     CHECK(nlohmann::json::parse(serialize(*v))["level"] == "none");
   }
 
-  TEST_CASE("a hello's mode: observe is read and written back; absent or another value enforce") {
+  TEST_CASE("a hello's mode: observe is read and written back, absent or another value enforce") {
     CHECK_FALSE(std::get<hello>(*parse(golden("hello"))).observing);
     const std::string text = golden("hello_observe");
     const auto observing = parse(text);
@@ -182,7 +182,7 @@ TEST_SUITE("protocol") {
     CHECK(mistyped.error().message() == "mode: expected a string of at most 128 bytes, got 1");
   }
 
-  TEST_CASE("a detection's level is warn, critical or terminate; its detector an identifier") {
+  TEST_CASE("a detection's level is warn, critical or terminate, its detector an identifier") {
     auto d = nlohmann::json::parse(golden("detection"));
     d["level"] = "none";
     const auto none = parse(d.dump());

@@ -153,7 +153,7 @@ TEST_SUITE("shared_economics_state") {
     CHECK(v[0].calls == 10);
   }
 
-  TEST_CASE("a call whose result is new is progress; repeated results count") {
+  TEST_CASE("a call whose result is new is progress, repeated results count") {
     shared_economics_state s;
     SUBCASE("every result different: only the first call counts, until the cap") {
       std::vector<protocol::verdict> all;

@@ -211,7 +211,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(db.execAndGet("PRAGMA journal_mode").getString() == "wal");
   }
 
-  TEST_CASE("the log: each checkpoint is one record; restore replays completes and evictions") {
+  TEST_CASE("the log: each checkpoint is one record, restore replays completes and evictions") {
     swarm_rules rules;
     rules.max_fingerprints_per_swarm = 16;  // evictions happen during the replay too
     swarm_service svc(rules);

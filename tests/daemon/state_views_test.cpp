@@ -121,7 +121,7 @@ TEST_SUITE("state views") {
     check_views(s, "s");
   }
 
-  TEST_CASE("the list and detail views carry no digest; /digest does") {
+  TEST_CASE("the list and detail views carry no digest, /digest does") {
     swarm_service service;
     const protocol::event e = test::wire_event(1, 5, 1.0);
     REQUIRE(service.ingest({"a/b", "w0", "i"}, {e}).applied == 1);

@@ -74,7 +74,7 @@ TEST_SUITE("swarm_rules") {
     CHECK(validate(*r).ok());
   }
 
-  TEST_CASE("budget: caps, ladder and per-prefix overrides; the longest prefix wins") {
+  TEST_CASE("budget: caps, ladder and per-prefix overrides, the longest prefix wins") {
     const auto r = parse_swarm_rules(json::parse(R"({"budget":{
       "tokens": 2000000, "amount": 50, "unit": "USD", "warn_fraction": 0.75,
       "prefixes": {"nightly-": {"amount": 10}, "nightly-big-": {"amount": 100, "unit": "EUR"},

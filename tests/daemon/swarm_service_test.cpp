@@ -10,7 +10,7 @@ using loopguard::test::wire_event;
 TEST_SUITE("swarm_service") {
   const worker_identity w1{"s1", "w1", "a"};
 
-  TEST_CASE("resent events count once; a new incarnation starts afresh") {
+  TEST_CASE("resent events count once, a new incarnation starts afresh") {
     swarm_service svc;
     auto r = svc.ingest(w1, {wire_event(1, 5, 0), wire_event(2, 5, 1)});
     CHECK(r.applied == 2);
@@ -26,7 +26,7 @@ TEST_SUITE("swarm_service") {
     CHECK(calls == 4);
   }
 
-  TEST_CASE("an undeclared gap is an error; a declared one is accepted") {
+  TEST_CASE("an undeclared gap is an error, a declared one is accepted") {
     swarm_service svc;
     auto r = svc.ingest(w1, {wire_event(1, 5, 0), wire_event(3, 5, 1)});
     CHECK(r.applied == 1);

@@ -61,7 +61,7 @@ swarm_rules usd() {
 }  // namespace
 
 TEST_SUITE("wasted cost") {
-  TEST_CASE("only counted calls are wasted; every call is spent") {
+  TEST_CASE("only counted calls are wasted, every call is spent") {
     shared_economics_state s(usd());
     s.apply(call("w0", 1, 0, 7, {100, 0.5}));   // first call: counts
     s.apply(call("w1", 1, 1, 8, {200, 1.0}));   // a new result: progress, not wasted
@@ -291,7 +291,7 @@ TEST_SUITE("wasted cost") {
     CHECK(again.apply(call("w9", 500, 10, 7, {0, 1})).empty());
   }
 
-  TEST_CASE("budget: tokens and amount each count; a prefix override; no cap, no verdict") {
+  TEST_CASE("budget: tokens and amount each count, a prefix override, no cap, no verdict") {
     swarm_rules r;
     r.budget.base.tokens = 1000;
     r.budget.base.amount = 100;

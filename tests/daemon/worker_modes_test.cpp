@@ -7,7 +7,7 @@ using loopguard::daemon::worker_modes;
 using names = std::set<std::string, std::less<>>;
 
 TEST_SUITE("worker modes") {
-  TEST_CASE("the latest hello decides; swarms are apart; an enforcing hello forgets") {
+  TEST_CASE("the latest hello decides, swarms are apart, an enforcing hello forgets") {
     worker_modes m;
     m.set("a", "w1", true);
     m.set("a", "w0", true);

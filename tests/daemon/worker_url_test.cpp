@@ -25,7 +25,7 @@ TEST_SUITE("worker url") {
     CHECK_FALSE(is_worker_path("/dashboard?ws"));
   }
 
-  TEST_CASE("the swarm of the query, percent-decoded; none without one") {
+  TEST_CASE("the swarm of the query, percent-decoded, none without one") {
     CHECK(*url_swarm("/ws") == std::nullopt);
     CHECK(*url_swarm("/ws?") == std::nullopt);
     CHECK(*url_swarm("/ws?other=1") == std::nullopt);

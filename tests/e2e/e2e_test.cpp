@@ -139,7 +139,7 @@ TEST_SUITE("e2e") {
     }
   }
 
-  TEST_CASE("SIGTERM drains and checkpoints; a restart keeps everything" * doctest::timeout(30)) {
+  TEST_CASE("SIGTERM drains and checkpoints, a restart keeps everything" * doctest::timeout(30)) {
     test::temp_dir dir;
     std::string before;
     {

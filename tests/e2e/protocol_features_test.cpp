@@ -55,7 +55,7 @@ json welcome_of(ws_client& c, const std::string& swarm, const std::string& worke
 }  // namespace
 
 TEST_SUITE("e2e protocol features") {
-  TEST_CASE("the welcome lists the features; --protocol-features none lists none" *
+  TEST_CASE("the welcome lists the features, --protocol-features none lists none" *
             doctest::timeout(30)) {
     test::temp_dir dir;
     {
@@ -63,7 +63,8 @@ TEST_SUITE("e2e protocol features") {
       REQUIRE_MESSAGE(d.port() != 0, d.log());
       ws_client c(d.port());
       CHECK(welcome_of(c, "s", "w0")["features"] ==
-            json{"detections", "active_verdicts", "error_seq", "swarm_url", "observe"});
+            json{"detections", "active_verdicts", "error_seq", "swarm_url", "observe", "cost",
+                 "handoff"});
     }
     {
       daemon_process d(dir.file(""), dir.file("b.db"), {"--protocol-features", "none"});
@@ -83,7 +84,7 @@ TEST_SUITE("e2e protocol features") {
     CHECK(out.find("unknown feature \"nope\"") != std::string::npos);
   }
 
-  TEST_CASE("/ws?swarm=S: a hello of another swarm is refused; no query is protocol v1" *
+  TEST_CASE("/ws?swarm=S: a hello of another swarm is refused, no query is protocol v1" *
             doctest::timeout(30)) {
     test::temp_dir dir;
     daemon_process d(dir.file(""), dir.file("lg.db"));
@@ -286,7 +287,7 @@ TEST_SUITE("e2e protocol features") {
     CHECK(c.wait_closed(5s) == 1008);
   }
 
-  TEST_CASE("an error about one event of a batch carries its seq; without error_seq it does not" *
+  TEST_CASE("an error about one event of a batch carries its seq, without error_seq it does not" *
             doctest::timeout(30)) {
     protocol::events b;
     for (std::uint64_t s = 1; s <= 3; ++s) b.items.push_back(test::wire_event(s, 1, 1.0));

@@ -269,7 +269,7 @@ TEST_SUITE("swarm economics") {
     CHECK(work(*other, 50, 0.625).allowed());
   }
 
-  TEST_CASE("a hand-off loop is told to the two workers in it; a healthy pipeline is not" *
+  TEST_CASE("a hand-off loop is told to the two workers in it, a healthy pipeline is not" *
             doctest::timeout(60)) {
     test::temp_dir dir;
     auto d = economics_daemon(dir, {}, R"({"swarm":{}})");  // the default rules

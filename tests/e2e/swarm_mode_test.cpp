@@ -73,7 +73,7 @@ nlohmann::json api_worker(unsigned short port, const std::string& swarm,
 }  // namespace
 
 TEST_SUITE("swarm mode") {
-  TEST_CASE("three workers share a dead end: each is nudged, then rejected; others are not" *
+  TEST_CASE("three workers share a dead end: each is nudged, then rejected, others are not" *
             doctest::timeout(60)) {
     test::temp_dir dir;
     auto d = swarm_daemon(dir);

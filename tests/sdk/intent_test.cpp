@@ -125,7 +125,7 @@ TEST_SUITE("intent.manager") {
     }
     CHECK(first_hard == 24);  // checked every 400 bytes: the first check past 1500 bytes
   }
-  TEST_CASE("the finished reply is judged whole; a tool call starts a new one") {
+  TEST_CASE("the finished reply is judged whole, a tool call starts a new one") {
     ExecutionEconomicsManager m(preset("cline"));
     for (int i = 0; i < 10; ++i) CHECK(m.on_text_chunk(kLetMe + "\n").allowed());
     CHECK(m.on_text(joined(kLetMe, 10)).level == severity::warn);

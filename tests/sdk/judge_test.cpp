@@ -43,7 +43,7 @@ loopguard::manager_config cadence(std::uint64_t after, std::uint32_t every) {
 }  // namespace
 
 TEST_SUITE("judge") {
-  TEST_CASE("without a judge nothing is asked; with one, every N turns after turn M") {
+  TEST_CASE("without a judge nothing is asked, with one, every N turns after turn M") {
     ExecutionEconomicsManager none(cadence(2, 3));
     for (int i = 0; i < 10; ++i) turn(none);
     CHECK(none.stats().judge_checks == 0);
@@ -62,7 +62,7 @@ TEST_SUITE("judge") {
     CHECK(m.stats().judge_cost == doctest::Approx(1.5));
   }
 
-  TEST_CASE("a rule that fires asks at once, once per turn; off when on_warn is false") {
+  TEST_CASE("a rule that fires asks at once, once per turn, off when on_warn is false") {
     scripted j;
     ExecutionEconomicsManager m(cadence(1000, 0));
     m.set_judge(j.fn());
@@ -158,7 +158,7 @@ TEST_SUITE("judge") {
     CHECK(m.stats().judge_cost == 0);  // a negative cost is not a cost
   }
 
-  TEST_CASE("a user message is shown to the judge; settings are validated") {
+  TEST_CASE("a user message is shown to the judge, settings are validated") {
     scripted j;
     ExecutionEconomicsManager m(cadence(0, 1));
     m.set_judge(j.fn());

@@ -130,7 +130,7 @@ TEST_SUITE("judged calls") {
     CHECK(r.sent.size() == 1);
   }
 
-  TEST_CASE("reset forgets waiting calls without sending them; no sink, nothing kept") {
+  TEST_CASE("reset forgets waiting calls without sending them, no sink, nothing kept") {
     recorded r;
     r.m.on_tool_call_json("read", R"({"path":"a"})");
     r.m.reset();
@@ -222,7 +222,7 @@ TEST_SUITE("judged calls") {
   }
 
   TEST_CASE(
-      "costs: a result's cost goes with its call; add_cost to the call waiting, or a charge") {
+      "costs: a result's cost goes with its call, add_cost to the call waiting, or a charge") {
     using loopguard::protocol::cost;
     recorded r;
     r.m.add_cost(cost{5, 0.5});  // before any call: nothing to charge (the limit still counts it)

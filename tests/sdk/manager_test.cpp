@@ -195,7 +195,7 @@ TEST_SUITE("manager") {
 }
 
 TEST_SUITE("verdict names") {
-  TEST_CASE("every detector id parses back from its name; other names do not parse") {
+  TEST_CASE("every detector id parses back from its name, other names do not parse") {
     for (std::size_t i = 0; i < loopguard::kDetectorCount; ++i) {
       const auto id = static_cast<detector_id>(i);
       CAPTURE(loopguard::to_string(id));

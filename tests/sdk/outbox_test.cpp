@@ -57,7 +57,7 @@ TEST_SUITE("client outbox") {
     CHECK(seqs(std::get<protocol::events>(box.next(10))) == std::vector<std::uint64_t>{8});
   }
 
-  TEST_CASE("a gap already sent does not grow; a new one follows it") {
+  TEST_CASE("a gap already sent does not grow, a new one follows it") {
     outbox box(1);
     box.push(call("a"));
     box.push(call("b"));  // dropped: gap 2..2
@@ -128,7 +128,7 @@ TEST_SUITE("client outbox") {
 TEST_SUITE("client error policy") {
   using loopguard::client::classify;
   using loopguard::client::error_class;
-  TEST_CASE("every protocol code has a class; unknown codes retry") {
+  TEST_CASE("every protocol code has a class, unknown codes retry") {
     CHECK(classify("unauthorized") == error_class::fatal);
     CHECK(classify("unsupported_version") == error_class::fatal);
     CHECK(classify("bad_message") == error_class::per_event);

@@ -97,7 +97,7 @@ TEST_SUITE("similar_args") {
 }
 
 TEST_SUITE("result") {
-  TEST_CASE("errors that failed alike are the same error; the goose preset wants them equal") {
+  TEST_CASE("errors that failed alike are the same error, the goose preset wants them equal") {
     // The same linter rejection, quoting the line each different edit would have produced.
     const char* lines[] = {"    return self._cache[key]", "    return self._cache.get(key)",
                            "    return cache[key]"};

@@ -35,7 +35,7 @@ TEST_SUITE("test_fix") {
     }
   }
 
-  TEST_CASE("a passing run resets; reported failures count even when the call succeeded") {
+  TEST_CASE("a passing run resets, reported failures count even when the call succeeded") {
     ExecutionEconomicsManager m;
     step(m, "run_tests", "{}", false, "2 failed");
     step(m, "run_tests", "{}", true, "10 passed");
@@ -48,7 +48,7 @@ TEST_SUITE("test_fix") {
     CHECK(fired(m.on_tool_result("run_tests", true, "FAILED test_x"), detector_id::test_fix));
   }
 
-  TEST_CASE("a change that moves the failure restarts the count; the same failure does not") {
+  TEST_CASE("a change that moves the failure restarts the count, the same failure does not") {
     ExecutionEconomicsManager m;
     const char* failures[] = {"E   TypeError: 'staticmethod' object is not callable",
                               "E   TypeError: is_rewrite_disabled() missing 1 required argument",
@@ -136,7 +136,7 @@ TEST_SUITE("bash_cascade") {
     CHECK(get(v, detector_id::bash_cascade).loop_start == 1);
   }
 
-  TEST_CASE("a successful shell command resets the cascade; other tools do not") {
+  TEST_CASE("a successful shell command resets the cascade, other tools do not") {
     ExecutionEconomicsManager m;
     step(m, "bash", R"({"command":"a"})", false, "e1");
     step(m, "read_file", R"({"path":"x"})", true, "x");

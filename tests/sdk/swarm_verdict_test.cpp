@@ -281,7 +281,7 @@ TEST_SUITE("swarm verdicts") {
     CHECK(m.stats().rejected == 0);
   }
 
-  TEST_CASE("tool and message are repaired to valid UTF-8; the verdict serializes as JSON") {
+  TEST_CASE("tool and message are repaired to valid UTF-8, the verdict serializes as JSON") {
     ExecutionEconomicsManager m;
     protocol::verdict p = pushed(severity::warn);
     p.tool =

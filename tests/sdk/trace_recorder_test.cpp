@@ -109,7 +109,7 @@ TEST_SUITE("trace recorder") {
     }
   }
 
-  TEST_CASE("a rejected call is recorded without a result; an observed one with its result") {
+  TEST_CASE("a rejected call is recorded without a result, an observed one with its result") {
     loopguard::test::temp_dir enforce_dir, observe_dir;
     const std::string enforced =
         loopguard::test::read_bytes(record_scripted(enforce_dir, scripted_config()));
@@ -143,7 +143,7 @@ TEST_SUITE("trace recorder") {
           "b\"}\n");
   }
 
-  TEST_CASE("a streamed turn is one text event; its chunks' detections are written there") {
+  TEST_CASE("a streamed turn is one text event, its chunks' detections are written there") {
     trace_recorder r({"s.jsonl", "a1", "s", ""});
     ExecutionEconomicsManager m;
     recorded_lines all;
@@ -219,7 +219,7 @@ TEST_SUITE("trace recorder") {
         R"({"trace":"c.jsonl","event":0,"worker":"w0","swarm":"default","detector":"limit")"));
   }
 
-  TEST_CASE("record: before the first event, once, into files it can open; names are checked") {
+  TEST_CASE("record: before the first event, once, into files it can open, names are checked") {
     loopguard::test::temp_dir dir;
     loopguard::recording_options o;
     o.path = dir.file("no/such/dir/run.jsonl");

@@ -37,7 +37,7 @@ TEST_SUITE("json_fields") {
     CHECK_FALSE(enabled);
   }
 
-  TEST_CASE("an absent field keeps the caller's value; a required one is an error") {
+  TEST_CASE("an absent field keeps the caller's value, a required one is an error") {
     const json doc = json::parse(R"({"a":{}})");
     reader r(doc);
     std::uint64_t n = 7;
@@ -66,7 +66,7 @@ TEST_SUITE("json_fields") {
     CHECK(n == 0);
   }
 
-  TEST_CASE("10.0 is the integer 10; 10.5 is not an integer") {
+  TEST_CASE("10.0 is the integer 10, 10.5 is not an integer") {
     std::uint32_t n = 0;
     CHECK(integer_error(R"({"a":{"b":10.0}})", n) == "");
     CHECK(n == 10);

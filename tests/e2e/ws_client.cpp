@@ -19,6 +19,19 @@ ws_client::ws_client(unsigned short port, const std::string& target) : ws_(ioc_)
   thread_ = std::thread([this] { ioc_.run(); });
 }
 
+ws_client::ws_client(unsigned short port, const std::string& target,
+                     const std::vector<std::pair<std::string, std::string>>& headers)
+    : ws_(ioc_) {
+  beast::get_lowest_layer(ws_).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  ws_.set_option(
+      beast::websocket::stream_base::decorator([headers](beast::websocket::request_type& req) {
+        for (const auto& [name, value] : headers) req.set(name, value);
+      }));
+  ws_.handshake("127.0.0.1:" + std::to_string(port), target);
+  do_read();
+  thread_ = std::thread([this] { ioc_.run(); });
+}
+
 ws_client::~ws_client() {
   net::post(ioc_, [this] {
     beast::error_code ec;
@@ -159,6 +172,63 @@ int try_upgrade(unsigned short port, const std::string& target, std::string& bod
   beast::websocket::stream<beast::tcp_stream> ws(ioc);
   beast::get_lowest_layer(ws).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
   beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+  beast::websocket::response_type res;
+  beast::error_code ec;
+  ws.handshake(res, "127.0.0.1:" + std::to_string(port), target, ec);
+  body = res.body();
+  beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ec);
+  return static_cast<int>(res.result_int());
+}
+
+}  // namespace loopguard::test
+
+namespace loopguard::test {
+
+std::string http_answer::header(std::string_view name) const {
+  for (const auto& [n, v] : headers) {
+    if (beast::iequals(n, name)) return v;
+  }
+  return {};
+}
+
+http_answer http_request(unsigned short port, const std::string& method, const std::string& target,
+                         const std::vector<std::pair<std::string, std::string>>& headers,
+                         const std::string& body) {
+  namespace http = beast::http;
+  net::io_context ioc;
+  beast::tcp_stream stream(ioc);
+  stream.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  stream.expires_after(std::chrono::seconds(10));
+  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
+  req.set(http::field::host, "127.0.0.1:" + std::to_string(port));
+  for (const auto& [name, value] : headers) req.set(name, value);
+  req.body() = body;
+  req.prepare_payload();
+  http::write(stream, req);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> res;
+  http::read(stream, buffer, res);
+  beast::error_code ec;
+  stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  http_answer a;
+  a.status = static_cast<int>(res.result_int());
+  a.body = res.body();
+  for (const auto& f : res)
+    a.headers.emplace_back(std::string(f.name_string()), std::string(f.value()));
+  return a;
+}
+
+int try_upgrade(unsigned short port, const std::string& target,
+                const std::vector<std::pair<std::string, std::string>>& headers,
+                std::string& body) {
+  net::io_context ioc;
+  beast::websocket::stream<beast::tcp_stream> ws(ioc);
+  beast::get_lowest_layer(ws).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
+  ws.set_option(
+      beast::websocket::stream_base::decorator([headers](beast::websocket::request_type& req) {
+        for (const auto& [name, value] : headers) req.set(name, value);
+      }));
   beast::websocket::response_type res;
   beast::error_code ec;
   ws.handshake(res, "127.0.0.1:" + std::to_string(port), target, ec);

@@ -16,6 +16,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 namespace loopguard::test {
 
@@ -23,6 +25,9 @@ class ws_client {
  public:
   // Connects and completes the handshake on `target` (e.g. "/ws?swarm=s"); throws on failure.
   explicit ws_client(unsigned short port, const std::string& target = "/ws");
+  // With extra request headers on the handshake (e.g. Origin, Cookie).
+  ws_client(unsigned short port, const std::string& target,
+            const std::vector<std::pair<std::string, std::string>>& headers);
   ~ws_client();
   ws_client(const ws_client&) = delete;
   ws_client& operator=(const ws_client&) = delete;
@@ -72,5 +77,20 @@ int try_upgrade(unsigned short port, const std::string& target, std::string& bod
 
 // One blocking HTTP GET against loopback; returns the status and the body.
 int http_get(unsigned short port, const std::string& target, std::string& body);
+
+// Any request against loopback, with headers and a body.
+struct http_answer {
+  int status = 0;
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::string header(std::string_view name) const;  // the first of that name, or ""
+};
+http_answer http_request(unsigned short port, const std::string& method, const std::string& target,
+                         const std::vector<std::pair<std::string, std::string>>& headers = {},
+                         const std::string& body = {});
+
+// A WebSocket upgrade with headers: the HTTP status of the answer (101: accepted).
+int try_upgrade(unsigned short port, const std::string& target,
+                const std::vector<std::pair<std::string, std::string>>& headers, std::string& body);
 
 }  // namespace loopguard::test

@@ -41,8 +41,8 @@ TEST_SUITE("dashboard asset") {
 
   TEST_CASE("it loads nothing from another host: no absolute or protocol-relative URL") {
     const std::string page = lower(dashboard_html());
-    for (const char* needle : {"http://", "https://", "ws://", "wss://", "src=\"//", "href=\"//",
-                               "url(//", "@import"}) {
+    for (const char* needle :
+         {"http://", "https://", "ws://", "wss://", "src=\"//", "href=\"//", "url(//", "@import"}) {
       CAPTURE(needle);
       CHECK(page.find(needle) == std::string::npos);
     }

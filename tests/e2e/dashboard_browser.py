@@ -22,7 +22,7 @@ CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
-ELEMENT = "element-6066-11e4-a52f-4a9e-2da4-6ab2e1a0b2f5"  # the W3C web element key
+ELEMENT = "element-6066-11e4-a52e-4f735466cecf"  # the W3C web element key
 
 # What the page shows, read in one script: the tests poll this.
 PAGE_STATE = """

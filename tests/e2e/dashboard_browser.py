@@ -236,12 +236,12 @@ class DashboardBrowserTest(unittest.TestCase):
         self.driver.open(self.base + "/")
 
     def check_swarm_shown(self, swarm):
-        """The swarm, a verdict and the verdict's tool among the top fingerprints; no reload."""
+        """The swarm, a verdict, and its fingerprint and tool among the top ones; no reload."""
         def shown(s):
-            tools = {t["tool"] for t in s["top"]}
+            top = {(t["fp"], t["tool"]) for t in s["top"]}
             return (swarm in s["swarms"] and s["title"] == swarm and s["verdicts"]
                     and all(v["fp"] for v in s["verdicts"])
-                    and any(v["tool"] and v["tool"] in tools for v in s["verdicts"]))
+                    and any(v["tool"] and (v["fp"], v["tool"]) in top for v in s["verdicts"]))
         s = self.wait_page("the swarm, a verdict and its top fingerprint", shown, 20)
         self.assertEqual(s["marker"], "set before the swarm", "the page was reloaded")
         self.assertEqual(s["status"], "live")

@@ -1,23 +1,27 @@
 // loopguardd: the swarm-wide doom-loop daemon (docs/operations.md). main parses the flags and
 // wires SIGTERM/SIGINT to daemon_server::request_stop; daemon_server owns the lifecycle.
-#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <thread>
 
+#include "loopguard/utf8.hpp"
 #include "server/daemon_config.hpp"
 #include "server/daemon_server.hpp"
+#include "service/daemon_log.hpp"
 
 namespace net = boost::asio;
 using namespace loopguard::daemon;
 using loopguard::result;
 using loopguard::status;
+namespace utf8 = loopguard::utf8;
 
 namespace {
 
@@ -47,23 +51,30 @@ void write_port_file(const std::string& path, unsigned short port) {
   std::filesystem::rename(tmp, path);
 }
 
+// Each flag is optional: a flag given overrides the environment, which overrides the config
+// file, which overrides the defaults (docs/operations.md, "Configuration").
 struct flags {
-  std::string listen = "127.0.0.1:7070", db = "./loopguard.db", token_file, config_file, port_file;
-  std::string protocol_features;
-  int threads = 2;
-  long interval_ms = 0, idle_ms = 0, compact_log_mb = 64;
-  bool no_quick_check = false;
+  std::string config_file, port_file;
+  std::optional<std::string> listen, db, token_file, metrics_token_file, protocol_features;
+  std::optional<std::string> log_level, log_format;
+  std::optional<std::uint64_t> threads, compact_log_mb;
+  std::optional<long> interval_ms, idle_ms;
+  bool no_quick_check = false, print_config = false;
 };
 
 void add_flags(CLI::App& app, flags& f) {
   app.set_version_flag("--version", std::string("loopguardd ") + LOOPGUARD_VERSION);
+  app.add_option("--config", f.config_file,
+                 "JSON config file (docs/operations.md); default: $LOOPGUARD_CONFIG");
   app.add_option("--listen", f.listen,
-                 "address:port to listen on (loopback by default; port 0 picks one)");
-  app.add_option("--db", f.db, "SQLite checkpoint file");
-  app.add_option("--token-file", f.token_file, "file whose first line every hello must carry");
-  app.add_option("--config", f.config_file, "JSON config: swarm rules, limits");
+                 "address:port to listen on (default 127.0.0.1:7070; port 0 picks one)");
+  app.add_option("--db", f.db, "SQLite checkpoint file (default ./loopguard.db)");
+  app.add_option("--token-file", f.token_file,
+                 "file whose first line is the token: every hello and the HTTP API need it");
+  app.add_option("--metrics-token-file", f.metrics_token_file,
+                 "file whose first line /metrics needs as a bearer token (default: open)");
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
-  app.add_option("--threads", f.threads, "I/O threads")->check(CLI::Range(1, 64));
+  app.add_option("--threads", f.threads, "I/O threads (default 2)")->check(CLI::Range(1, 64));
   app.add_option("--checkpoint-interval", f.interval_ms,
                  "longest wait in ms for a commit no ack waits on (default 50)")
       ->check(CLI::Range(1L, 60000L));
@@ -71,40 +82,79 @@ void add_flags(CLI::App& app, flags& f) {
       ->check(CLI::Range(100L, 86400000L));
   app.add_option("--compact-log-mb", f.compact_log_mb,
                  "compact once the log holds this many MiB since the last compaction")
-      ->check(CLI::Range(1L, 65536L));
+      ->check(CLI::Range(1, 65536));
   app.add_flag("--no-quick-check", f.no_quick_check, "skip PRAGMA quick_check when opening --db");
+  app.add_option("--log-level", f.log_level,
+                 "trace, debug, info (default), warn, error, critical or off");
+  app.add_option("--log-format", f.log_format, "text (default) or json: one object per line");
   app.add_option("--protocol-features", f.protocol_features,
                  "features the welcome lists: all (default), none (the protocol v1 baseline), or "
                  "a comma-separated list; for testing version skew");
+  app.add_flag("--print-config", f.print_config,
+               "print the configuration the flags, environment and file make, and exit");
 }
 
-// The daemon's options from the flags and the files they name; an error exits 2.
-result<daemon_options> options_of(const flags& f) {
-  daemon_options o;
-  if (!f.config_file.empty()) {
-    auto config = load_config(f.config_file);
-    if (!config) return config.error();
-    o.config = std::move(*config);
+// The configuration: defaults, then the file, then LOOPGUARD_* variables, then the flags.
+result<daemon_config> config_of(const flags& f) {
+  daemon_config c;
+  std::string file = f.config_file;
+  if (const char* env = std::getenv("LOOPGUARD_CONFIG"); file.empty() && env && *env) file = env;
+  if (!file.empty()) {
+    auto loaded = load_config(file);
+    if (!loaded) return loaded.error();
+    c = std::move(*loaded);
   }
-  if (f.interval_ms) o.config.checkpoint_interval = std::chrono::milliseconds(f.interval_ms);
-  if (f.idle_ms) o.config.limits.idle_timeout = std::chrono::milliseconds(f.idle_ms);
-  if (!f.protocol_features.empty()) {
-    auto features = parse_protocol_features(f.protocol_features);
+  if (auto s = apply_env(c, [](const char* n) -> const char* { return std::getenv(n); }); !s.ok())
+    return s;
+  if (f.listen) c.listen = *f.listen;
+  if (f.db) c.db = *f.db;
+  if (f.token_file) c.token_file = *f.token_file;
+  if (f.metrics_token_file) c.metrics_token_file = *f.metrics_token_file;
+  if (f.threads) c.threads = *f.threads;
+  if (f.compact_log_mb) c.compact_log_mb = *f.compact_log_mb;
+  if (f.no_quick_check) c.quick_check = false;
+  if (f.interval_ms) c.checkpoint_interval = std::chrono::milliseconds(*f.interval_ms);
+  if (f.idle_ms) c.limits.idle_timeout = std::chrono::milliseconds(*f.idle_ms);
+  if (f.log_level) {
+    if (auto l = logs::parse_level(*f.log_level); !l)
+      return l.error().with_context("--log-level: ");
+    c.log_level = *f.log_level;
+  }
+  if (f.log_format) {
+    if (auto l = logs::parse_format(*f.log_format); !l) {
+      return l.error().with_context("--log-format: ");
+    }
+    c.log_format = *f.log_format;
+  }
+  if (f.protocol_features) {
+    auto features = parse_protocol_features(*f.protocol_features);
     if (!features) return features.error();
-    o.config.protocol_features = std::move(*features);
+    c.protocol_features = std::move(*features);
   }
-  const auto endpoint = parse_listen(f.listen);
-  if (!endpoint) return status::error("--listen " + f.listen + ": expected address:port");
-  o.endpoint = *endpoint;
-  if (!f.token_file.empty()) {
-    auto token = load_token(f.token_file);
+  if (!parse_listen(c.listen))
+    return status::error("listen " + c.listen + ": expected address:port");
+  return c;
+}
+
+// The daemon's options from the configuration and the files it names; an error exits 2.
+result<daemon_options> options_of(daemon_config c) {
+  daemon_options o;
+  o.endpoint = *parse_listen(c.listen);
+  if (!c.token_file.empty()) {
+    auto token = load_token(c.token_file);
     if (!token) return token.error();
     o.token = std::move(*token);
   }
-  o.db = f.db;
-  o.threads = f.threads;
-  o.compact_log_bytes = static_cast<std::size_t>(f.compact_log_mb) << 20;
-  o.quick_check = !f.no_quick_check;
+  if (!c.metrics_token_file.empty()) {
+    auto token = load_token(c.metrics_token_file);
+    if (!token) return token.error();
+    o.metrics_token = std::move(*token);
+  }
+  o.db = c.db;
+  o.threads = static_cast<int>(c.threads);
+  o.compact_log_bytes = static_cast<std::size_t>(c.compact_log_mb) << 20;
+  o.quick_check = c.quick_check;
+  o.config = std::move(c);
   return o;
 }
 
@@ -115,7 +165,7 @@ void serve_until_signalled(daemon_server& d, const std::string& port_file) {
   net::signal_set signals(signal_ioc, SIGINT, SIGTERM);
   signals.async_wait([&d](const boost::system::error_code& ec, int sig) {
     if (ec) return;
-    spdlog::info("signal {}: stopping", sig);
+    logs::emit(spdlog::level::info, "stopping", "signal " + std::to_string(sig) + ": stopping");
     d.request_stop();
   });
   std::thread signal_thread([&signal_ioc] { signal_ioc.run(); });
@@ -124,6 +174,11 @@ void serve_until_signalled(daemon_server& d, const std::string& port_file) {
               static_cast<unsigned>(bound.port()));
   std::fflush(stdout);
   if (!port_file.empty()) write_port_file(port_file, bound.port());
+  logs::emit(spdlog::level::info, "listening",
+             "serving workers, the API and the dashboard on http://" + bound.address().to_string() +
+                 ":" + std::to_string(bound.port()) + "/",
+             {{"address", bound.address().to_string() + ":" + std::to_string(bound.port())},
+              {"token", d.requires_token() ? "required" : "none"}});
   d.run();
   signal_ioc.stop();
   signal_thread.join();
@@ -142,15 +197,29 @@ int main(int argc, char** argv) {
     // documented (docs/operations.md), not CLI11's own codes.
     return app.exit(e) == 0 ? 0 : 2;
   }
-  spdlog::set_default_logger(spdlog::stderr_color_mt("loopguardd"));  // stdout: the port line
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
-
-  auto options = options_of(f);
-  if (!options) return spdlog::error("{}", options.error().message()), 2;
+  auto config = config_of(f);
+  if (!config) {
+    std::fprintf(stderr, "loopguardd: %s\n", utf8::repair(config.error().message()).c_str());
+    return 2;
+  }
+  if (f.print_config) {
+    std::printf(
+        "%s\n",
+        to_json(*config).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return 0;
+  }
+  // Logs go to stderr; stdout holds only the port line.
+  logs::setup(*logs::parse_format(config->log_format), *logs::parse_level(config->log_level));
+  auto options = options_of(std::move(*config));
+  if (!options) return logs::emit(spdlog::level::err, "bad_config", options.error().message()), 2;
   daemon_server d(std::move(*options));
-  if (const auto s = d.open(); !s.ok()) return spdlog::error("{}", s.message()), 1;
+  if (const auto s = d.open(); !s.ok()) {
+    return logs::emit(spdlog::level::err, "open_failed", s.message()), 1;
+  }
   serve_until_signalled(d, f.port_file);
-  if (const auto s = d.finish(); !s.ok()) return spdlog::error("{}", s.message()), 1;
-  spdlog::info("stopped cleanly");
+  if (const auto s = d.finish(); !s.ok()) {
+    return logs::emit(spdlog::level::err, "final_checkpoint_failed", s.message()), 1;
+  }
+  logs::emit(spdlog::level::info, "stopped", "stopped cleanly");
   return 0;
 }

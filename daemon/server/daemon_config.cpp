@@ -8,6 +8,7 @@
 
 #include "loopguard/json_fields.hpp"
 #include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
 
 namespace loopguard::daemon {
 namespace {
@@ -50,8 +51,33 @@ void read_limits(json_fields::object x, server_limits& l) {
   x.integer("max_frame", l.max_frame, 1024, protocol::kMaxFrameBytes);
 }
 
+void read_log(json_fields::object x, daemon_config& c) {
+  x.one_of("level", c.log_level,
+           {{"trace", "trace"},
+            {"debug", "debug"},
+            {"info", "info"},
+            {"warn", "warn"},
+            {"error", "error"},
+            {"critical", "critical"},
+            {"off", "off"}});
+  x.one_of("format", c.log_format, {{"text", "text"}, {"json", "json"}});
+}
+
+// The process's keys, shared by the file and the environment.
+void read_process(json_fields::reader& r, daemon_config& c) {
+  r.string("listen", c.listen, 256);
+  r.string("db", c.db, 4096);
+  r.integer("threads", c.threads, 1, 64);
+  r.string("token_file", c.token_file, 4096);
+  r.string("metrics_token_file", c.metrics_token_file, 4096);
+  r.integer("compact_log_mb", c.compact_log_mb, 1, 65536);
+  r.boolean("quick_check", c.quick_check);
+  read_log(r.at("log"), c);
+}
+
 status read_config(const nlohmann::json& doc, daemon_config& c) {
   json_fields::reader r(doc, {.name = "configuration"});
+  read_process(r, c);
   read_swarm_rules(r.at("swarm"), c.rules);
   read_limits(r.at("limits"), c.limits);
   std::uint64_t interval_ms = 0;
@@ -100,6 +126,70 @@ result<daemon_config> load_config(const std::string& path, daemon_config base) {
   if (!doc) return doc.error().with_context(path + ": ");
   if (status s = read_config(doc->value, base); !s.ok()) return s.with_context(path + ": ");
   return base;
+}
+
+status apply_env(daemon_config& c, env_lookup get) {
+  // Variable, key, and whether the value is JSON (numbers, booleans) or a plain string.
+  struct var {
+    const char* name;
+    const char* key;
+    bool json;
+  };
+  static constexpr var kVars[] = {
+      {"LOOPGUARD_LISTEN", "listen", false},
+      {"LOOPGUARD_DB", "db", false},
+      {"LOOPGUARD_THREADS", "threads", true},
+      {"LOOPGUARD_TOKEN_FILE", "token_file", false},
+      {"LOOPGUARD_METRICS_TOKEN_FILE", "metrics_token_file", false},
+      {"LOOPGUARD_COMPACT_LOG_MB", "compact_log_mb", true},
+      {"LOOPGUARD_CHECKPOINT_INTERVAL_MS", "checkpoint_interval_ms", true},
+      {"LOOPGUARD_LOG_LEVEL", "log.level", false},
+      {"LOOPGUARD_LOG_FORMAT", "log.format", false},
+  };
+  for (const var& v : kVars) {
+    const char* value = get(v.name);
+    if (value == nullptr) continue;
+    nlohmann::json parsed;
+    if (v.json) {
+      auto doc = json_input::parse(value);
+      if (!doc)
+        return status::error(std::string(v.name) + ": expected a number, got \"" + value + "\"");
+      parsed = doc->value;
+    } else {
+      parsed = utf8::repair(value);
+    }
+    // One key in a document of its own, read by the file's rules.
+    nlohmann::json doc = nlohmann::json::object();
+    const std::string key = v.key;
+    if (const auto dot = key.find('.'); dot != std::string::npos) {
+      doc[key.substr(0, dot)][key.substr(dot + 1)] = parsed;
+    } else {
+      doc[key] = parsed;
+    }
+    if (status s = read_config(doc, c); !s.ok()) {
+      return s.with_context(std::string(v.name) + ": ");
+    }
+  }
+  return {};
+}
+
+nlohmann::json to_json(const daemon_config& c) {
+  return {{"listen", c.listen},
+          {"db", c.db},
+          {"threads", c.threads},
+          {"token_file", c.token_file},
+          {"metrics_token_file", c.metrics_token_file},
+          {"compact_log_mb", c.compact_log_mb},
+          {"quick_check", c.quick_check},
+          {"log", {{"level", c.log_level}, {"format", c.log_format}}},
+          {"swarm", to_json(c.rules)},
+          {"limits",
+           {{"max_connections", c.limits.max_connections},
+            {"max_send_queue", c.limits.max_send_queue},
+            {"idle_timeout_ms", c.limits.idle_timeout.count()},
+            {"max_frame", c.limits.max_frame}}},
+          {"checkpoint_interval_ms", c.checkpoint_interval.count()},
+          {"protocol_features", c.protocol_features}};
 }
 
 result<std::string> load_token(const std::string& path) {

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "loopguard/status.hpp"
 #include "server/server_context.hpp"
 #include "state/swarm_rules.hpp"
@@ -25,6 +27,15 @@ std::vector<std::string> all_protocol_features();
 
 struct daemon_config {
   static constexpr std::chrono::milliseconds kCheckpointInterval{50};
+  // The process: where it listens and keeps its state, how it logs, its secrets' files.
+  std::string listen = "127.0.0.1:7070";  // address:port; port 0 picks one
+  std::string db = "./loopguard.db";
+  std::uint64_t threads = 2;
+  std::string token_file, metrics_token_file;  // empty: none
+  std::uint64_t compact_log_mb = 64;
+  bool quick_check = true;
+  std::string log_level = "info";   // daemon_log.hpp's levels
+  std::string log_format = "text";  // text or json
   swarm_rules rules;
   server_limits limits;
   std::chrono::milliseconds checkpoint_interval = kCheckpointInterval;
@@ -40,6 +51,15 @@ result<std::vector<std::string>> parse_protocol_features(std::string_view list);
 // Reads `path` over `base` (keys not given keep base's values), with json_fields.hpp's rules.
 // An error names the file and the key (`FILE: limits.max_frame: expected an integer in ...`).
 result<daemon_config> load_config(const std::string& path, daemon_config base = {});
+
+// Applies the LOOPGUARD_* environment variables that are set (docs/operations.md,
+// "Configuration"), each read as its config key is; `get` is getenv or a test's table. An error
+// names the variable.
+using env_lookup = const char* (*)(const char*);
+status apply_env(daemon_config& c, env_lookup get);
+
+// Every setting, as the config file would hold it (--print-config).
+nlohmann::json to_json(const daemon_config& c);
 
 // Reads a token file: its first line, surrounding whitespace removed; an error if unreadable or
 // empty.

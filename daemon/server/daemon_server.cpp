@@ -1,6 +1,5 @@
 #include "server/daemon_server.hpp"
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
@@ -10,6 +9,7 @@
 #include "loopguard/utf8.hpp"
 #include "server/listener.hpp"
 #include "server/server_context.hpp"
+#include "service/daemon_log.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
 
 namespace loopguard::daemon {
@@ -30,7 +30,8 @@ daemon_server::daemon_server(daemon_options options)
     : options_(std::move(options)),
       service_(options_.config.rules, state_options_of(options_.config)),
       ioc_(options_.threads),
-      drain_timer_(ioc_) {}
+      drain_timer_(ioc_),
+      log_timer_(ioc_) {}
 
 daemon_server::~daemon_server() {
   // Sessions still queued on the I/O context are destroyed with it and must not call back.
@@ -42,6 +43,7 @@ status daemon_server::open() {
   ctx_ = std::make_shared<server_context>(service_, metrics_);
   ctx_->limits = options_.config.limits;
   ctx_->token = options_.token;
+  ctx_->access.configure(options_.token, options_.metrics_token);
   ctx_->features = options_.config.protocol_features;
   ctx_->on_drained = [this] { ioc_.stop(); };
   checkpointer_ = std::make_unique<checkpointer>(
@@ -68,16 +70,20 @@ status daemon_server::restore_state() {
                          "; the file was not modified");
   }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
-  spdlog::info(
-      "restored {} fingerprints, {} workers, {} sequence numbers and {} log records from {} in "
-      "{:.3f} s",
-      restored->fingerprints, restored->workers, restored->sequences, restored->records,
-      options_.db, took.count());
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.3f", took.count());
+  logs::emit(spdlog::level::info, "restored",
+             "restored " + std::to_string(restored->fingerprints) + " fingerprints, " +
+                 std::to_string(restored->workers) + " workers, " +
+                 std::to_string(restored->sequences) + " sequence numbers and " +
+                 std::to_string(restored->records) + " log records in " + seconds + " s",
+             {{"db", options_.db}, {"seconds", seconds}});
   if (restored->repaired > 0) {
-    spdlog::warn(
-        "repaired {} stored names or texts that were not valid UTF-8 (invalid bytes are now "
-        "U+FFFD; docs/operations.md, \"Hostile input\")",
-        restored->repaired);
+    logs::emit(spdlog::level::warn, "repaired",
+               "repaired " + std::to_string(restored->repaired) +
+                   " stored names or texts that were not valid UTF-8 (invalid bytes are now "
+                   "U+FFFD; docs/operations.md, \"Hostile input\")",
+               {{"db", options_.db}});
   }
   return {};
 }
@@ -89,6 +95,7 @@ net::ip::tcp::endpoint daemon_server::local_endpoint() const {
 void daemon_server::run() {
   checkpointer_->start();
   listener_->run();
+  flush_logs_every_second();
   std::vector<std::thread> pool;
   for (int i = 1; i < options_.threads; ++i) pool.emplace_back([this] { serve(); });
   serve();
@@ -104,9 +111,18 @@ void daemon_server::serve() {
       ioc_.run();
       return;
     } catch (const std::exception& e) {
-      spdlog::error("internal error in a handler, the daemon goes on: {}", utf8::repair(e.what()));
+      logs::emit(spdlog::level::err, "internal_error",
+                 "internal error in a handler, the daemon goes on", {{"error", e.what()}});
     }
   }
+}
+
+void daemon_server::flush_logs_every_second() {
+  log_timer_.expires_after(std::chrono::seconds(1));
+  log_timer_.async_wait([this](const boost::system::error_code& ec) {
+    logs::flush_suppressed();
+    if (!ec && !ctx_->stopping) flush_logs_every_second();
+  });
 }
 
 void daemon_server::request_stop() {
@@ -118,6 +134,7 @@ void daemon_server::request_stop() {
 // the session's destructor on any I/O thread), or the drain timeout.
 void daemon_server::begin_drain() {
   ctx_->stopping = true;
+  log_timer_.cancel();
   listener_->stop();
   ctx_->close_all();
   drain_timer_.expires_after(options_.drain_timeout);

@@ -36,7 +36,8 @@ struct daemon_options {
   std::string db = "./loopguard.db";
   boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 7070};
   daemon_config config;
-  std::string token;  // empty: no token required
+  std::string token;          // empty: no token required
+  std::string metrics_token;  // empty: /metrics is open
   int threads = 2;
   std::size_t compact_log_bytes = std::size_t{64} << 20;
   bool quick_check = true;
@@ -55,6 +56,7 @@ class daemon_server {
   status open();
   // The bound endpoint (port 0 resolved); after a successful open().
   boost::asio::ip::tcp::endpoint local_endpoint() const;
+  bool requires_token() const { return !options_.token.empty(); }
   // Serves until a stop request has drained. Handlers that throw are logged and serving goes
   // on. Call once, after open().
   void run();
@@ -66,8 +68,9 @@ class daemon_server {
 
  private:
   status restore_state();
-  void begin_drain();  // on the I/O threads, once
-  void serve();        // one I/O thread's loop
+  void begin_drain();
+  void flush_logs_every_second();  // on the I/O threads, once
+  void serve();                    // one I/O thread's loop
 
   daemon_options options_;
   std::unique_ptr<sqlite_checkpoint_store> store_;
@@ -76,6 +79,7 @@ class daemon_server {
   std::shared_ptr<server_context> ctx_;
   boost::asio::io_context ioc_;
   boost::asio::steady_timer drain_timer_;
+  boost::asio::steady_timer log_timer_;  // writes held-back log counts (daemon_log.hpp)
   // Destroyed before the I/O context: its thread calls into sessions.
   std::unique_ptr<checkpointer> checkpointer_;
   std::shared_ptr<listener> listener_;

@@ -9,6 +9,7 @@
 #include "loopguard/hex.hpp"
 #include "loopguard/json_input.hpp"
 #include "loopguard/utf8.hpp"
+#include "server/server_context.hpp"
 #include "server/worker_url.hpp"
 
 namespace loopguard::daemon {
@@ -111,30 +112,11 @@ json workers_json(const std::vector<std::string>& names,
   return out;
 }
 
-// Each view copies what it shows under the service's lock and serializes after releasing it.
-http_reply swarm_list(const swarm_service& service) {
-  const auto swarms = service.read([](const shared_economics_state& s) { return s.swarms(); });
-  json list = json::array();
-  for (const auto& sum : swarms) list.push_back(summary_json(sum));
-  return json_reply(200, json{{"swarms", std::move(list)}});
-}
-
 http_reply swarm_detail(const std::string& name, const swarm_service& service,
-                        const local_detections* detections, const worker_modes* modes) {
-  const auto v =
-      service.read([&](const shared_economics_state& s) { return s.view(name, kTopFingerprints); });
-  if (!v) return json_reply(404, json{{"error", "no such swarm"}});
-  json j = summary_json(v->summary);
-  j["worker_names"] = v->worker_names;
-  j["workers"] = workers_json(
-      v->worker_names,
-      detections ? detections->of_swarm(name) : std::vector<local_detections::worker_view>{},
-      modes ? modes->observing(name) : std::set<std::string, std::less<>>{});
-  j["top"] = top_json(v->top);
-  json verdicts = json::array();
-  for (const auto& x : v->verdicts) verdicts.push_back(verdict_json(x));
-  j["verdicts"] = std::move(verdicts);
-  return json_reply(200, j);
+                        const api_extras& extras) {
+  auto j = swarm_json(name, service, extras);
+  if (!j) return json_reply(404, json{{"error", "no such swarm"}});
+  return json_reply(200, *j);
 }
 
 // Walks every fingerprint of the swarm under the lock: for tests and audits, not for polling.
@@ -149,7 +131,7 @@ http_reply swarm_digest(const std::string& name, const swarm_service& service) {
 
 // /api/swarms/{id} or /api/swarms/{id}/digest; `rest` is what follows /api/swarms/.
 http_reply swarm_route(std::string_view rest, const swarm_service& service,
-                       const local_detections* detections, const worker_modes* modes) {
+                       const api_extras& extras) {
   constexpr std::string_view digest_suffix = "/digest";
   const bool digest = rest.size() > digest_suffix.size() && rest.ends_with(digest_suffix);
   if (digest) rest.remove_suffix(digest_suffix.size());
@@ -157,18 +139,54 @@ http_reply swarm_route(std::string_view rest, const swarm_service& service,
   if (!name) return json_reply(400, json{{"error", "bad swarm id"}});
   if (!utf8::is_valid(*name))
     return json_reply(400, json{{"error", "the swarm id is not valid UTF-8"}});
-  return digest ? swarm_digest(*name, service) : swarm_detail(*name, service, detections, modes);
+  return digest ? swarm_digest(*name, service) : swarm_detail(*name, service, extras);
 }
 
 }  // namespace
+
+// Each view copies what it shows under the service's lock and serializes after releasing it.
+json swarms_json(const swarm_service& service, const api_extras& extras) {
+  const auto swarms = service.read([](const shared_economics_state& s) { return s.swarms(); });
+  const auto connected = extras.registry ? extras.registry->connected_counts()
+                                         : std::map<std::string, std::size_t, std::less<>>{};
+  json list = json::array();
+  for (const auto& sum : swarms) {
+    json j = summary_json(sum);
+    const auto c = connected.find(sum.swarm);
+    j["connected"] = c == connected.end() ? 0 : c->second;
+    list.push_back(std::move(j));
+  }
+  return json{{"swarms", std::move(list)}};
+}
+
+std::optional<json> swarm_json(const std::string& name, const swarm_service& service,
+                               const api_extras& extras) {
+  const auto v =
+      service.read([&](const shared_economics_state& s) { return s.view(name, kTopFingerprints); });
+  if (!v) return std::nullopt;
+  json j = summary_json(v->summary);
+  const auto connected =
+      extras.registry ? extras.registry->connected(name) : std::vector<std::string>{};
+  j["connected"] = connected;
+  j["worker_names"] = v->worker_names;
+  j["workers"] = workers_json(
+      v->worker_names,
+      extras.detections ? extras.detections->of_swarm(name)
+                        : std::vector<local_detections::worker_view>{},
+      extras.modes ? extras.modes->observing(name) : std::set<std::string, std::less<>>{});
+  j["top"] = top_json(v->top);
+  json verdicts = json::array();
+  for (const auto& x : v->verdicts) verdicts.push_back(verdict_json(x));
+  j["verdicts"] = std::move(verdicts);
+  return j;
+}
 
 http_reply json_error(unsigned status, std::string_view message) {
   return json_reply(status, json{{"error", message}});
 }
 
 http_reply route(std::string_view method, std::string_view target, const swarm_service& service,
-                 const daemon_metrics& metrics, const local_detections* detections,
-                 const worker_modes* modes) {
+                 const daemon_metrics& metrics, const api_extras& extras) {
   if (const auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);
   if (method != "GET" && method != "HEAD") {
     return {405, "application/json", json_input::dump(json{{"error", "only GET"}}) + "\n"};
@@ -179,10 +197,10 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
         [](const shared_economics_state& s) { return std::pair(s.counters(), s.swarms()); });
     return {200, "text/plain; version=0.0.4", metrics.render(counters, swarms)};
   }
-  if (target == "/api/swarms") return swarm_list(service);
+  if (target == "/api/swarms") return json_reply(200, swarms_json(service, extras));
   constexpr std::string_view prefix = "/api/swarms/";
   if (target.starts_with(prefix) && target.size() > prefix.size()) {
-    return swarm_route(target.substr(prefix.size()), service, detections, modes);
+    return swarm_route(target.substr(prefix.size()), service, extras);
   }
   return {404, "application/json", json_input::dump(json{{"error", "not found"}}) + "\n"};
 }

@@ -3,12 +3,13 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include <spdlog/spdlog.h>
-
+#include "loopguard/json_input.hpp"
 #include "loopguard/utf8.hpp"
+#include "server/dashboard_session.hpp"
 #include "server/http_api.hpp"
 #include "server/websocket_session.hpp"
 #include "server/worker_url.hpp"
+#include "service/daemon_log.hpp"
 
 namespace loopguard::daemon {
 
@@ -17,8 +18,73 @@ namespace http = beast::http;
 namespace net = boost::asio;
 
 namespace {
-constexpr std::size_t kMaxRequestBody = 1024;  // GET only: no request needs a body
+
+constexpr std::size_t kMaxRequestBody = 1024;  // the largest: POST /api/login's token
+constexpr std::string_view kLivePath = "/api/live";
+
+std::string_view path_of(std::string_view target) {
+  return target.substr(0, target.find('?'));
 }
+
+std::string_view header(const http::request<http::string_body>& req, http::field f) {
+  const auto it = req.find(f);
+  return it == req.end() ? std::string_view{} : std::string_view(it->value());
+}
+
+// A browser names the page's origin; one that is not this daemon's is another site's page.
+// Requests without an Origin (curl, scripts, inspect) are not from a page.
+bool foreign_origin(const http::request<http::string_body>& req) {
+  const auto origin = header(req, http::field::origin);
+  if (origin.empty()) return false;
+  const std::string host(header(req, http::field::host));
+  return origin != "http://" + host && origin != "https://" + host;
+}
+
+http_reply unauthorized(std::string_view why) {
+  http_reply r = json_error(401, why);
+  r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"loopguardd\"");
+  return r;
+}
+
+http_reply no_content(std::string cookie) {
+  http_reply r{204, "text/plain", {}};
+  r.headers.emplace_back("Set-Cookie", std::move(cookie));
+  return r;
+}
+
+// POST /api/login: {"token": "..."} for the session cookie.
+http_reply login(const http::request<http::string_body>& req, access_control& access) {
+  if (header(req, http::field::content_type).substr(0, 16) != "application/json") {
+    return json_error(415, "POST /api/login takes application/json: {\"token\": \"...\"}");
+  }
+  const auto doc = json_input::parse(req.body());
+  const nlohmann::json* token = nullptr;
+  if (doc && doc->value.is_object()) {
+    const auto it = doc->value.find("token");
+    if (it != doc->value.end() && it->is_string()) token = &*it;
+  }
+  if (token == nullptr) return json_error(400, "expected {\"token\": \"...\"}");
+  const auto id = access.login(token->get_ref<const std::string&>(), access_control::clock::now());
+  if (!id) return unauthorized("wrong token");
+  if (id->empty()) return {204, "text/plain", {}};  // no token configured: nothing to hold
+  return no_content(access_control::set_cookie(*id));
+}
+
+const char* grant_name(access_control::grant g) {
+  switch (g) {
+    case access_control::grant::open:
+      return "none";
+    case access_control::grant::bearer:
+      return "bearer";
+    case access_control::grant::cookie:
+      return "cookie";
+    case access_control::grant::refused:
+      break;
+  }
+  return "refused";
+}
+
+}  // namespace
 
 http_session::http_session(net::ip::tcp::socket&& socket, std::shared_ptr<server_context> ctx)
     : stream_(std::move(socket)), ctx_(std::move(ctx)) {}
@@ -49,6 +115,7 @@ void http_session::on_read(beast::error_code ec, std::size_t) {
 // the handshake: a refused upgrade gets a plain HTTP answer and the connection closes.
 void http_session::upgrade() {
   const std::string_view target = parser_->get().target();
+  if (path_of(target) == kLivePath) return upgrade_live();
   std::optional<std::string> swarm;
   if (ctx_->has(protocol::features::swarm_url)) {
     if (!is_worker_path(target)) {
@@ -64,14 +131,85 @@ void http_session::upgrade() {
       ->run(parser_->release(), std::move(swarm));
 }
 
+// The dashboard's live socket: same origin, the API's access, a bounded number of them.
+void http_session::upgrade_live() {
+  const auto& req = parser_->get();
+  if (foreign_origin(req)) {
+    return respond(json_error(403,
+                              "the Origin is not this daemon's: the live view is for the "
+                              "dashboard this daemon serves"),
+                   false);
+  }
+  const auto grant =
+      ctx_->access.check(header(req, http::field::authorization), header(req, http::field::cookie),
+                         access_control::clock::now());
+  if (grant == access_control::grant::refused) {
+    return respond(unauthorized("log in first: POST /api/login, or Authorization: Bearer"), false);
+  }
+  if (ctx_->dashboards_open >= server_context::kMaxDashboards) {
+    return respond(json_error(503, "too many live dashboards open (" +
+                                       std::to_string(server_context::kMaxDashboards) + ")"),
+                   false);
+  }
+  stream_.expires_never();
+  std::make_shared<dashboard_session>(stream_.release_socket(), std::move(buffer_), ctx_)
+      ->run(parser_->release());
+}
+
+// Open to all: /healthz, /readyz, and /metrics unless it has a token. Everything else under
+// /api/ needs access when a token is configured (access_control).
+http_reply http_session::front_door(const request& req) {
+  const auto path = path_of(req.target());
+  const bool get = req.method() == http::verb::get || req.method() == http::verb::head;
+  const bool post = req.method() == http::verb::post;
+  if (path == "/readyz" && get) {
+    if (ctx_->stopping) return {503, "text/plain", "not ready: the daemon is stopping\n"};
+    if (auto why = ctx_->metrics.durable.failure(); !why.empty()) {
+      return {503, "text/plain", "not ready: checkpoints are failing: " + utf8::repair(why) + "\n"};
+    }
+    return {200, "text/plain", "ready\n"};
+  }
+  if (path == "/metrics" && get &&
+      !ctx_->access.metrics_allowed(header(req, http::field::authorization))) {
+    return unauthorized("/metrics needs its token: Authorization: Bearer <metrics token>");
+  }
+  if (path == "/api/login" || path == "/api/logout") {
+    if (!post) return json_error(405, "use POST");
+    if (foreign_origin(req)) return json_error(403, "the Origin is not this daemon's");
+    if (path == "/api/logout") {
+      ctx_->access.logout(header(req, http::field::cookie));
+      return no_content(access_control::set_cookie(""));
+    }
+    return login(req, ctx_->access);
+  }
+  if (path.starts_with("/api/")) {
+    const auto grant =
+        ctx_->access.check(header(req, http::field::authorization),
+                           header(req, http::field::cookie), access_control::clock::now());
+    if (grant == access_control::grant::refused) {
+      return unauthorized(ctx_->access.required() ? "this daemon needs its token: log in, or "
+                                                    "send Authorization: Bearer <token>"
+                                                  : "refused");
+    }
+    if (path == "/api/session" && get) {
+      return {200, "application/json",
+              std::string("{\"auth\":\"") + grant_name(grant) +
+                  "\",\"required\":" + (ctx_->access.required() ? "true" : "false") + "}\n"};
+    }
+  }
+  return route(req.method_string(), req.target(), ctx_->service, ctx_->metrics,
+               {&ctx_->detections, &ctx_->modes, &ctx_->registry});
+}
+
 // No exception leaves a handler: the request that failed gets a 500, the daemon goes on.
 http_reply http_session::answer(const http::request<http::string_body>& req) {
   try {
-    return route(req.method_string(), req.target(), ctx_->service, ctx_->metrics,
-                 &ctx_->detections, &ctx_->modes);
+    return front_door(req);
   } catch (const std::exception& e) {
-    spdlog::error("internal error answering {} {}: {}", std::string(req.method_string()),
-                  utf8::repair(req.target()), utf8::repair(e.what()));
+    logs::emit(spdlog::level::err, "internal_error", "internal error answering a request",
+               {{"method", std::string(req.method_string())},
+                {"target", std::string(req.target())},
+                {"error", e.what()}});
     return {500, "application/json", "{\"error\":\"internal error\"}\n"};
   }
 }
@@ -81,6 +219,8 @@ void http_session::respond(http_reply r, bool keep_alive) {
   http::response<http::string_body> res{static_cast<http::status>(r.status), req.version()};
   res.set(http::field::server, "loopguardd");
   res.set(http::field::content_type, r.content_type);
+  res.set(http::field::cache_control, "no-store");
+  for (auto& [name, value] : r.headers) res.set(name, value);
   res.keep_alive(keep_alive);
   if (req.method() != http::verb::head) res.body() = std::move(r.body);
   res.prepare_payload();

@@ -23,7 +23,10 @@ class http_session : public std::enable_shared_from_this<http_session> {
   void on_read(boost::beast::error_code ec, std::size_t bytes);
   // Hands the socket to a websocket_session, or answers why the upgrade is refused.
   void upgrade();
-  http_reply answer(const boost::beast::http::request<boost::beast::http::string_body>& req);
+  void upgrade_live();  // the dashboard's socket
+  using request = boost::beast::http::request<boost::beast::http::string_body>;
+  http_reply answer(const request& req);
+  http_reply front_door(const request& req);  // access, then the routes
   void respond(http_reply r, bool keep_alive);
   void on_write(bool keep_alive, boost::beast::error_code ec, std::size_t bytes);
 

@@ -1,6 +1,7 @@
 #include "server/listener.hpp"
 
-#include <spdlog/spdlog.h>
+#include "service/daemon_log.hpp"
+
 #include <boost/asio/post.hpp>
 #include <boost/asio/strand.hpp>
 
@@ -55,7 +56,8 @@ void listener::do_accept() {
 void listener::on_accept(beast::error_code ec, tcp::socket socket) {
   if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;  // stopped
   if (ec) {
-    spdlog::warn("accept: {}", ec.message());  // e.g. out of file descriptors; keep going
+    // e.g. out of file descriptors; keep going (rate-limited: a storm writes a few lines)
+    logs::emit(spdlog::level::warn, "accept_failed", "accept: " + ec.message());
   } else {
     // Acks and verdicts are small frames that must leave at once, not wait for Nagle.
     beast::error_code nodelay_ec;

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "loopguard/protocol.hpp"
+#include "server/access_control.hpp"
 #include "service/daemon_metrics.hpp"
 #include "service/local_detections.hpp"
 #include "service/swarm_service.hpp"
@@ -52,6 +54,9 @@ class session_registry {
   void remove(const std::string& swarm, const websocket_session* key);
   std::vector<entry> of_swarm(std::string_view swarm) const;
   std::vector<entry> all() const;
+  // The workers of `swarm` with an open session now, sorted, each once; and their count by swarm.
+  std::vector<std::string> connected(std::string_view swarm) const;
+  std::map<std::string, std::size_t, std::less<>> connected_counts() const;
 
  private:
   mutable std::mutex mu_;  // guards by_swarm_
@@ -67,7 +72,10 @@ struct server_context {
   local_detections detections;  // what workers reported (feature detections)
   worker_modes modes;           // the workers that observe (feature observe)
   server_limits limits;
-  std::string token;  // empty: no token required
+  std::string token;                                  // empty: no token required
+  access_control access;                              // the HTTP side: API, dashboard, metrics
+  static constexpr std::int64_t kMaxDashboards = 64;  // live dashboard sockets
+  std::atomic<std::int64_t> dashboards_open{0};
   // The protocol features the welcome lists; a feature's behaviour is off unless listed.
   std::vector<std::string> features;
   bool has(std::string_view feature) const {

@@ -37,6 +37,30 @@ std::vector<session_registry::entry> session_registry::all() const {
   return out;
 }
 
+std::vector<std::string> session_registry::connected(std::string_view swarm) const {
+  std::vector<std::string> out;
+  for (const auto& w : of_swarm(swarm)) {
+    if (auto s = w.lock()) out.emplace_back(s->worker());
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::map<std::string, std::size_t, std::less<>> session_registry::connected_counts() const {
+  std::map<std::string, std::size_t, std::less<>> out;
+  std::vector<std::string> swarms;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [swarm, list] : by_swarm_) swarms.push_back(swarm);
+  }
+  for (const auto& swarm : swarms) {
+    const auto n = connected(swarm).size();
+    if (n > 0) out.emplace(swarm, n);
+  }
+  return out;
+}
+
 std::size_t server_context::broadcast(std::string_view swarm,
                                       const std::shared_ptr<const std::string>& frame,
                                       const websocket_session* except,

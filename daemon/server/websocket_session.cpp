@@ -1,10 +1,11 @@
 #include "server/websocket_session.hpp"
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 
+#include "loopguard/hex.hpp"
 #include "loopguard/utf8.hpp"
+#include "service/daemon_log.hpp"
 
 namespace loopguard::daemon {
 
@@ -53,6 +54,7 @@ void websocket_session::run(beast::http::request<beast::http::string_body> req,
   ws_.async_accept(req, [self = shared_from_this(), over_limit](beast::error_code ec) {
     if (!ec && over_limit) {
       ++self->ctx_->metrics.connections_refused;
+      self->log_refusal(protocol::codes::too_many_connections, "", "");
       return self->fail_with(
           {std::string(protocol::codes::too_many_connections),
            "the daemon holds its maximum of " + std::to_string(self->ctx_->limits.max_connections) +
@@ -95,8 +97,11 @@ void websocket_session::on_read(beast::error_code ec, std::size_t bytes) {
   try {
     handle_frame(frame, ws_.got_text());
   } catch (const std::exception& e) {
-    spdlog::error("internal error on a worker connection{}: {}",
-                  id_ ? " of swarm " + id_->swarm : std::string(), utf8::repair(e.what()));
+    logs::emit(spdlog::level::err, "internal_error",
+               "internal error on a worker connection; the message was not applied",
+               {{"swarm", id_ ? id_->swarm : std::string()},
+                {"worker", id_ ? id_->worker : std::string()},
+                {"error", e.what()}});
     fail_with(
         {std::string(protocol::codes::internal), "internal error; the message was not applied"},
         close_code::internal_error);
@@ -164,7 +169,10 @@ std::optional<protocol::error> websocket_session::refuse_hello(const protocol::h
 }
 
 void websocket_session::on_hello(protocol::hello&& m) {
-  if (auto refusal = refuse_hello(m)) return fail_with(*refusal, close_code::policy_error);
+  if (auto refusal = refuse_hello(m)) {
+    log_refusal(refusal->code, m.swarm, m.worker);
+    return fail_with(*refusal, close_code::policy_error);
+  }
   id_ = worker_identity{std::move(m.swarm), std::move(m.worker), std::move(m.incarnation)};
   ctx_->registry.add(id_->swarm, this, weak_from_this());
   if (ctx_->has(protocol::features::observe)) {
@@ -223,7 +231,7 @@ void websocket_session::on_events(protocol::events& m) {
   ctx_->metrics.events_applied += r.applied;
   ctx_->metrics.events_duplicate += r.duplicates;
   if (r.applied + r.duplicates > 0) {
-    unacked_.emplace_back(r.epoch, r.last_seq);
+    unacked_.push_back({r.epoch, r.last_seq, std::chrono::steady_clock::now()});
     if (ctx_->nudge_checkpoint) ctx_->nudge_checkpoint();  // group commit: the ack waits on it
   }
   // The sender's own copy is queued here, on its strand, before anything else can be: the
@@ -231,6 +239,7 @@ void websocket_session::on_events(protocol::events& m) {
   // The sender hears every verdict its batch caused (a hand-off verdict is for the workers of
   // its cycle, and for the worker whose hand-off changed it).
   for (const auto& v : r.verdicts) {
+    log_verdict(v);
     const auto frame = frame_of(v);
     queue(frame);
     ++ctx_->metrics.verdicts_pushed;
@@ -246,7 +255,7 @@ void websocket_session::on_gap(const protocol::gap& m) {
   }
   ++ctx_->metrics.gaps;
   ctx_->metrics.events_lost += m.to - m.from + 1;
-  unacked_.emplace_back(*epoch, m.to);
+  unacked_.push_back({*epoch, m.to, std::chrono::steady_clock::now()});
   if (ctx_->nudge_checkpoint) ctx_->nudge_checkpoint();
 }
 
@@ -274,8 +283,11 @@ void websocket_session::on_durable(std::uint64_t epoch) {
 
 void websocket_session::acknowledge(std::uint64_t epoch) {
   std::uint64_t up_to = acked_;
-  while (!unacked_.empty() && unacked_.front().first <= epoch) {
-    up_to = std::max(up_to, unacked_.front().second);
+  const auto now = std::chrono::steady_clock::now();
+  while (!unacked_.empty() && unacked_.front().epoch <= epoch) {
+    up_to = std::max(up_to, unacked_.front().seq);
+    ctx_->metrics.ack_latency.observe(
+        std::chrono::duration<double>(now - unacked_.front().received).count());
     unacked_.pop_front();
   }
   if (up_to <= acked_ || closing_) return;
@@ -341,6 +353,33 @@ void websocket_session::fail_with(const protocol::error& e, close_code code) {
   close_after_ = code;
   idle_timer_.cancel();
   if (!writing_) do_write();
+}
+
+void websocket_session::log_refusal(std::string_view code, std::string_view swarm,
+                                    std::string_view worker) {
+  beast::error_code ec;
+  const auto peer = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);
+  logs::emit(spdlog::level::warn, "refused", "refused a worker connection: " + std::string(code),
+             {{"code", std::string(code)},
+              {"peer", ec ? std::string("?")
+                          : peer.address().to_string() + ":" + std::to_string(peer.port())},
+              {"swarm", std::string(swarm)},
+              {"worker", std::string(worker)}});
+}
+
+void websocket_session::log_verdict(const protocol::verdict& v) const {
+  const auto level = v.level == severity::none   ? spdlog::level::info  // lifted
+                     : v.level == severity::warn ? spdlog::level::warn
+                                                 : spdlog::level::err;
+  logs::emit(level, "verdict", v.message,
+             {{"swarm", id_->swarm},
+              {"worker", id_->worker},
+              {"kind", v.kind},
+              {"level", std::string(to_string(v.level))},
+              {"tool", v.tool},
+              {"fingerprint", to_hex(v.fingerprint)},
+              {"calls", std::to_string(v.calls)},
+              {"workers", std::to_string(v.workers)}});
 }
 
 void websocket_session::shut_down() {

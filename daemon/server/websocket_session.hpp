@@ -62,6 +62,9 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void do_write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
   void fail_with(const protocol::error& e, close_code code);
+  // One log line each (docs/operations.md, "Logs").
+  void log_refusal(std::string_view code, std::string_view swarm, std::string_view worker);
+  void log_verdict(const protocol::verdict& v) const;
   void start_idle_timer();
   void on_idle(boost::beast::error_code ec);
 
@@ -77,7 +80,12 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   std::optional<close_code> close_after_;
   std::optional<worker_identity> id_;  // set by hello
   std::optional<std::string> url_swarm_;
-  std::deque<std::pair<std::uint64_t, std::uint64_t>> unacked_;  // (epoch, seq), ascending
+  struct unacked {
+    std::uint64_t epoch;                             // durable once this epoch is
+    std::uint64_t seq;                               // acknowledges up to this sequence number
+    std::chrono::steady_clock::time_point received;  // for the ack latency histogram
+  };
+  std::deque<unacked> unacked_;  // ascending
   std::uint64_t acked_ = 0;
 };
 

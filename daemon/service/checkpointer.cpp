@@ -1,6 +1,6 @@
 #include "service/checkpointer.hpp"
 
-#include <spdlog/spdlog.h>
+#include "service/daemon_log.hpp"
 
 namespace loopguard::daemon {
 
@@ -76,11 +76,16 @@ bool checkpointer::checkpoint_once(bool final) {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
     if (!s.ok()) {
       ++metrics_.checkpoint_failures;
-      spdlog::error("checkpoint failed, will retry: {}", s.message());
+      metrics_.durable_failing(s.message());
+      logs::emit(spdlog::level::err, "checkpoint_failed",
+                 "checkpoint failed; acks wait and the daemon retries (check the disk holding "
+                 "the database)",
+                 {{"error", s.message()}});
       failed_ = std::move(c);
       has_failed_ = true;
       return false;
     }
+    metrics_.durable_ok();
     metrics_.observe_checkpoint(took.count(),
                                 c.state.fingerprints.size() + c.log.size() + c.sequences.size());
     if (c.compact) ++metrics_.compactions;

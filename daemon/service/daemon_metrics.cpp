@@ -1,14 +1,53 @@
 #include "service/daemon_metrics.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace loopguard::daemon {
 
-void daemon_metrics::observe_checkpoint(double seconds, std::uint64_t rows) {
+void latency_histogram::observe(double seconds) {
   std::size_t i = 0;
-  while (i < kLatencyBuckets.size() && seconds > kLatencyBuckets[i]) ++i;
-  ++checkpoint_latency[i];
-  checkpoint_latency_sum_us += static_cast<std::uint64_t>(seconds * 1e6);
+  while (i < kBuckets.size() && seconds > kBuckets[i]) ++i;
+  ++counts[i];
+  sum_ns += static_cast<std::uint64_t>(std::max(0.0, seconds) * 1e9);
+}
+
+void latency_histogram::render(std::string& out, const char* name, const char* help) const {
+  out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " histogram\n";
+  std::uint64_t cumulative = 0;
+  char le[32];
+  for (std::size_t i = 0; i <= kBuckets.size(); ++i) {
+    cumulative += counts[i].load();
+    if (i < kBuckets.size()) {
+      std::snprintf(le, sizeof le, "%g", kBuckets[i]);
+    } else {
+      std::snprintf(le, sizeof le, "+Inf");
+    }
+    out += std::string(name) + "_bucket{le=\"" + le + "\"} " + std::to_string(cumulative) + "\n";
+  }
+  char sum[64];
+  std::snprintf(sum, sizeof sum, "%.9f", static_cast<double>(sum_ns.load()) / 1e9);
+  out += std::string(name) + "_sum " + sum + "\n";
+  out += std::string(name) + "_count " + std::to_string(cumulative) + "\n";
+}
+
+void durability::ok() {
+  std::lock_guard lock(mu_);
+  reason_.clear();
+}
+
+void durability::failing(std::string reason) {
+  std::lock_guard lock(mu_);
+  reason_ = reason.empty() ? "checkpoint failed" : std::move(reason);
+}
+
+std::string durability::failure() const {
+  std::lock_guard lock(mu_);
+  return reason_;
+}
+
+void daemon_metrics::observe_checkpoint(double seconds, std::uint64_t rows) {
+  checkpoint_latency.observe(seconds);
   ++checkpoints;
   checkpoint_rows += rows;
 }
@@ -69,26 +108,13 @@ void daemon_metrics::render_checkpoints(std::string& out) const {
          checkpoint_rows.load());
   metric(out, "loopguard_compactions_total", "counter",
          "Checkpoints that wrote the changed rows and truncated the log.", compactions.load());
-  out +=
-      "# HELP loopguard_checkpoint_seconds Checkpoint latency (write and commit).\n"
-      "# TYPE loopguard_checkpoint_seconds histogram\n";
-  std::uint64_t cumulative = 0;
-  char le[32];
-  for (std::size_t i = 0; i <= kLatencyBuckets.size(); ++i) {
-    cumulative += checkpoint_latency[i].load();
-    if (i < kLatencyBuckets.size()) {
-      std::snprintf(le, sizeof le, "%g", kLatencyBuckets[i]);
-    } else {
-      std::snprintf(le, sizeof le, "+Inf");
-    }
-    out += std::string("loopguard_checkpoint_seconds_bucket{le=\"") + le + "\"} " +
-           std::to_string(cumulative) + "\n";
-  }
-  char sum[64];
-  std::snprintf(sum, sizeof sum, "%.6f",
-                static_cast<double>(checkpoint_latency_sum_us.load()) / 1e6);
-  out += std::string("loopguard_checkpoint_seconds_sum ") + sum + "\n";
-  out += "loopguard_checkpoint_seconds_count " + std::to_string(cumulative) + "\n";
+  checkpoint_latency.render(out, "loopguard_checkpoint_seconds",
+                            "Time to write and commit one checkpoint.");
+  ack_latency.render(out, "loopguard_ack_latency_seconds",
+                     "Time from a batch's arrival to its acknowledgement (durable).");
+  metric(out, "loopguard_durable", "gauge",
+         "1 when the latest checkpoint committed (events can be made durable), else 0.",
+         durable.failure().empty() ? 1 : 0);
 }
 
 namespace {

@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,32 @@
 
 namespace loopguard::daemon {
 
+// A Prometheus histogram of seconds with fixed buckets, lock-free.
+struct latency_histogram {
+  static constexpr std::array<double, 14> kBuckets{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
+                                                   0.1,    0.2,   0.5,   1.0,   2.0,  5.0,  10.0};
+  std::array<std::atomic<std::uint64_t>, kBuckets.size() + 1> counts{};  // the last: +Inf
+  std::atomic<std::uint64_t> sum_ns{0};
+
+  void observe(double seconds);
+  // HELP, TYPE, the cumulative buckets, _sum and _count of the family `name`.
+  void render(std::string& out, const char* name, const char* help) const;
+};
+
+// Whether the daemon can make events durable: the outcome of the latest checkpoint (GET /readyz).
+class durability {
+ public:
+  void ok();
+  void failing(std::string reason);
+  // Empty when the latest checkpoint committed (or none was tried); else why it failed.
+  std::string failure() const;
+
+ private:
+  mutable std::mutex mu_;  // guards reason_
+  std::string reason_;
+};
+
 struct daemon_metrics {
-  static constexpr std::array<double, 11> kLatencyBuckets{0.001, 0.002, 0.005, 0.01, 0.02, 0.05,
-                                                          0.1,   0.2,   0.5,   1.0,  5.0};
   std::atomic<std::uint64_t> events_applied{0};
   std::atomic<std::uint64_t> events_duplicate{0};
   std::atomic<std::uint64_t> batches{0};
@@ -31,10 +55,13 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> checkpoint_failures{0};
   std::atomic<std::uint64_t> checkpoint_rows{0};
   std::atomic<std::uint64_t> compactions{0};
-  std::array<std::atomic<std::uint64_t>, kLatencyBuckets.size() + 1> checkpoint_latency{};
-  std::atomic<std::uint64_t> checkpoint_latency_sum_us{0};
+  latency_histogram checkpoint_latency;  // write and commit of one checkpoint
+  latency_histogram ack_latency;         // a batch's arrival to its ack being queued
+  durability durable;
 
   void observe_checkpoint(double seconds, std::uint64_t rows);
+  void durable_ok() { durable.ok(); }
+  void durable_failing(std::string reason) { durable.failing(std::move(reason)); }
   // The text exposition; `state` supplies the evictions and fingerprint gauges, `swarms` the
   // per-swarm cost counters.
   std::string render(const state_counters& state, const std::vector<swarm_summary>& swarms) const;

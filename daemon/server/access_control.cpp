@@ -1,0 +1,106 @@
+#include "server/access_control.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <random>
+
+#include "loopguard/hex.hpp"
+
+namespace loopguard::daemon {
+
+bool same_secret(std::string_view a, std::string_view b) {
+  // The length is not secret; the bytes are compared all the way through.
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto x = static_cast<unsigned char>(i < a.size() ? a[i] : 0);
+    const auto y = static_cast<unsigned char>(i < b.size() ? b[i] : 0);
+    diff = static_cast<unsigned char>(diff | (x ^ y));
+  }
+  return diff == 0;
+}
+
+std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name) {
+  while (!header.empty()) {
+    const auto semi = header.find(';');
+    std::string_view pair = header.substr(0, semi);
+    header = semi == std::string_view::npos ? std::string_view{} : header.substr(semi + 1);
+    while (!pair.empty() && pair.front() == ' ') pair.remove_prefix(1);
+    const auto eq = pair.find('=');
+    if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> bearer_token(std::string_view header) {
+  constexpr std::string_view kScheme = "Bearer ";
+  if (header.size() <= kScheme.size()) return std::nullopt;
+  // The scheme is case-insensitive (RFC 9110, 11.1).
+  for (std::size_t i = 0; i < kScheme.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(header[i])) !=
+        std::tolower(static_cast<unsigned char>(kScheme[i]))) {
+      return std::nullopt;
+    }
+  }
+  return header.substr(kScheme.size());
+}
+
+access_control::grant access_control::check(std::string_view authorization, std::string_view cookie,
+                                            clock::time_point now) {
+  if (!required()) return grant::open;
+  if (const auto t = bearer_token(authorization); t && same_secret(*t, token_)) {
+    return grant::bearer;
+  }
+  const auto id = cookie_value(cookie, kSessionCookie);
+  if (!id) return grant::refused;
+  std::lock_guard lock(mu_);
+  const auto it = sessions_.find(*id);
+  if (it == sessions_.end()) return grant::refused;
+  if (it->second <= now) {
+    sessions_.erase(it);
+    return grant::refused;
+  }
+  return grant::cookie;
+}
+
+bool access_control::metrics_allowed(std::string_view authorization) const {
+  if (metrics_token_.empty()) return true;
+  const auto t = bearer_token(authorization);
+  return t && same_secret(*t, metrics_token_);
+}
+
+std::optional<std::string> access_control::login(std::string_view token, clock::time_point now) {
+  if (!required()) return std::string();
+  if (!same_secret(token, token_)) return std::nullopt;
+  std::random_device rd;  // getrandom(2) on Linux
+  std::string id;         // 256 random bits, hex
+  for (int i = 0; i < 4; ++i) {
+    id += to_hex((static_cast<std::uint64_t>(rd()) << 32) | static_cast<std::uint64_t>(rd()));
+  }
+  std::lock_guard lock(mu_);
+  std::erase_if(sessions_, [now](const auto& s) { return s.second <= now; });
+  if (sessions_.size() >= kMaxSessions) {
+    sessions_.erase(
+        std::min_element(sessions_.begin(), sessions_.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; }));
+  }
+  sessions_.emplace(id, now + kSessionLifetime);
+  return id;
+}
+
+void access_control::logout(std::string_view cookie) {
+  const auto id = cookie_value(cookie, kSessionCookie);
+  if (!id) return;
+  std::lock_guard lock(mu_);
+  if (const auto it = sessions_.find(*id); it != sessions_.end()) sessions_.erase(it);
+}
+
+std::string access_control::set_cookie(std::string_view id) {
+  const auto age = id.empty() ? std::string("0")
+                              : std::to_string(std::chrono::seconds(kSessionLifetime).count());
+  return std::string(kSessionCookie) + "=" + std::string(id) +
+         "; Path=/; HttpOnly; SameSite=Strict; Max-Age=" + age;
+}
+
+}  // namespace loopguard::daemon

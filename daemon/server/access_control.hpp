@@ -1,0 +1,66 @@
+// Who may read the daemon over HTTP (docs/operations.md, "Access"). With no token configured
+// everyone on the (loopback by default) port may. With a token, a request needs either the
+// header `Authorization: Bearer <token>` (scripts, `loopguard inspect`) or the session cookie a
+// browser got from POST /api/login (a browser cannot put a header on a WebSocket or an
+// EventSource, so the dashboard exchanges the token once for an HttpOnly, SameSite=Strict
+// cookie). /metrics has a token of its own when one is configured. Tokens are compared in
+// constant time and never logged. Thread-safe.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace loopguard::daemon {
+
+inline constexpr std::string_view kSessionCookie = "loopguard_session";
+
+// Equal without a timing difference that depends on where the bytes differ.
+bool same_secret(std::string_view a, std::string_view b);
+
+// The value of cookie `name` in a Cookie header (`a=1; loopguard_session=x`), if present.
+std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name);
+
+// The token of `Authorization: Bearer <token>`, if the header has that form.
+std::optional<std::string_view> bearer_token(std::string_view header);
+
+class access_control {
+ public:
+  using clock = std::chrono::steady_clock;
+  static constexpr std::chrono::hours kSessionLifetime{12};
+  static constexpr std::size_t kMaxSessions = 1024;  // the oldest goes first beyond this
+
+  enum class grant { refused, open, bearer, cookie };
+
+  // Before any request is served.
+  void configure(std::string token, std::string metrics_token) {
+    token_ = std::move(token);
+    metrics_token_ = std::move(metrics_token);
+  }
+
+  // Whether reading needs credentials (a token is configured).
+  bool required() const { return !token_.empty(); }
+  // May a request with these Authorization and Cookie headers read the API?
+  grant check(std::string_view authorization, std::string_view cookie, clock::time_point now);
+  // May it read /metrics? Open unless a metrics token is configured; then its bearer only.
+  bool metrics_allowed(std::string_view authorization) const;
+
+  // A new session id for the right token (nullopt for a wrong one); with no token configured,
+  // an empty string (no cookie needed).
+  std::optional<std::string> login(std::string_view token, clock::time_point now);
+  void logout(std::string_view cookie);
+
+  // The Set-Cookie value for a session id (empty id: the cookie cleared).
+  static std::string set_cookie(std::string_view id);
+
+ private:
+  std::string token_, metrics_token_;
+  std::mutex mu_;                                                   // guards sessions_
+  std::map<std::string, clock::time_point, std::less<>> sessions_;  // id → expiry
+};
+
+}  // namespace loopguard::daemon

@@ -1,0 +1,114 @@
+#include "server/dashboard_session.hpp"
+
+#include <boost/asio/dispatch.hpp>
+
+#include "loopguard/json_input.hpp"
+#include "loopguard/utf8.hpp"
+#include "server/http_api.hpp"
+
+namespace loopguard::daemon {
+
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+
+dashboard_session::dashboard_session(net::ip::tcp::socket&& socket,
+                                     beast::flat_buffer&& already_read,
+                                     std::shared_ptr<server_context> ctx)
+    : ws_(std::move(socket)),
+      ctx_(std::move(ctx)),
+      buffer_(std::move(already_read)),
+      timer_(ws_.get_executor()) {}
+
+dashboard_session::~dashboard_session() {
+  --ctx_->dashboards_open;
+}
+
+void dashboard_session::run(beast::http::request<beast::http::string_body> req) {
+  ++ctx_->dashboards_open;
+  websocket::stream_base::timeout t =
+      websocket::stream_base::timeout::suggested(beast::role_type::server);
+  ws_.set_option(t);  // pings a silent browser, closes a dead one
+  ws_.read_message_max(kMaxMessage);
+  ws_.text(true);
+  ws_.set_option(websocket::stream_base::decorator(
+      [](websocket::response_type& res) { res.set(beast::http::field::server, "loopguardd"); }));
+  ws_.async_accept(req,
+                   beast::bind_front_handler(&dashboard_session::on_accept, shared_from_this()));
+}
+
+void dashboard_session::on_accept(beast::error_code ec) {
+  if (ec) return;
+  send_if_changed();
+  timer_.expires_after(kPeriod);
+  timer_.async_wait(beast::bind_front_handler(&dashboard_session::on_tick, shared_from_this()));
+  do_read();
+}
+
+void dashboard_session::do_read() {
+  ws_.async_read(buffer_,
+                 beast::bind_front_handler(&dashboard_session::on_read, shared_from_this()));
+}
+
+// Anything but a well-formed select is ignored: the page is ours, a stranger gains nothing.
+void dashboard_session::on_read(beast::error_code ec, std::size_t) {
+  if (ec) {
+    closed_ = true;
+    timer_.cancel();
+    return;
+  }
+  const auto data = buffer_.data();
+  const std::string_view text(static_cast<const char*>(data.data()), data.size());
+  if (auto doc = json_input::parse(text); doc && doc->value.is_object()) {
+    const auto& j = doc->value;
+    const auto type = j.find("type");
+    const auto swarm = j.find("swarm");
+    if (type != j.end() && *type == "select" && swarm != j.end() && swarm->is_string() &&
+        utf8::is_valid(swarm->get_ref<const std::string&>())) {
+      selected_ = swarm->get<std::string>();
+      last_sent_.clear();  // always answer a selection
+      send_if_changed();
+    }
+  }
+  buffer_.consume(buffer_.size());
+  do_read();
+}
+
+void dashboard_session::on_tick(beast::error_code ec) {
+  if (ec || closed_) return;
+  if (ctx_->stopping) {
+    closed_ = true;
+    return ws_.async_close(websocket::close_code::going_away,
+                           [self = shared_from_this()](beast::error_code) {});
+  }
+  send_if_changed();
+  timer_.expires_after(kPeriod);
+  timer_.async_wait(beast::bind_front_handler(&dashboard_session::on_tick, shared_from_this()));
+}
+
+void dashboard_session::send_if_changed() {
+  if (writing_ || closed_) return;  // the next tick sends what is newest then
+  const api_extras extras{&ctx_->detections, &ctx_->modes, &ctx_->registry};
+  nlohmann::json snapshot = swarms_json(ctx_->service, extras);
+  snapshot["type"] = "snapshot";
+  snapshot["selected"] = selected_;
+  auto detail = selected_.empty() ? std::nullopt : swarm_json(selected_, ctx_->service, extras);
+  snapshot["swarm"] = detail ? std::move(*detail) : nlohmann::json(nullptr);
+  std::string frame = json_input::dump(snapshot);
+  if (frame == last_sent_) return;
+  last_sent_ = frame;
+  writing_frame_ = std::move(frame);
+  writing_ = true;
+  ws_.async_write(net::buffer(writing_frame_),
+                  beast::bind_front_handler(&dashboard_session::on_write, shared_from_this()));
+}
+
+void dashboard_session::on_write(beast::error_code ec, std::size_t) {
+  writing_ = false;
+  if (ec) {
+    closed_ = true;
+    timer_.cancel();
+  }
+}
+
+}  // namespace loopguard::daemon

@@ -209,9 +209,13 @@ class DashboardBrowserTest(unittest.TestCase):
             return "(cannot read the page: %s)" % e
 
     def wait_page(self, what, predicate, timeout):
-        """Poll the page state until predicate(state); on timeout fail with what it showed."""
+        """Poll the page state until predicate(state), and return that state; on timeout fail
+        with what the page showed."""
+        def check():
+            state = self.state()
+            return state if predicate(state) else None
         try:
-            return wait_until(what, lambda: predicate(self.state()), timeout, 0.2)
+            return wait_until(what, check, timeout, 0.2)
         except AssertionError as e:
             try:
                 state = json.dumps(self.state(), indent=1)

@@ -9,6 +9,7 @@
 #include "loopguard/hex.hpp"
 #include "loopguard/json_input.hpp"
 #include "loopguard/utf8.hpp"
+#include "server/dashboard_asset.hpp"
 #include "server/server_context.hpp"
 #include "server/worker_url.hpp"
 
@@ -191,6 +192,7 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
   if (method != "GET" && method != "HEAD") {
     return {405, "application/json", json_input::dump(json{{"error", "only GET"}}) + "\n"};
   }
+  if (target == "/") return {200, "text/html; charset=utf-8", std::string(dashboard_html())};
   if (target == "/healthz") return {200, "text/plain", "ok\n"};
   if (target == "/metrics") {
     auto [counters, swarms] = service.read(

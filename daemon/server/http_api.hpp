@@ -1,5 +1,5 @@
-// The plain-HTTP side of the port: GET /healthz, /metrics, /api/swarms, /api/swarms/{id}
-// (docs/operations.md). Pure: a target in, a response's parts out.
+// The plain-HTTP side of the port: GET / (the dashboard page), /healthz, /metrics, /api/swarms,
+// /api/swarms/{id} (docs/operations.md). Pure: a target in, a response's parts out.
 #pragma once
 
 #include <optional>

@@ -9,6 +9,7 @@ namespace loopguard::cli {
 
 void add_eval_command(CLI::App& app);
 void add_fingerprint_command(CLI::App& app);
+void add_inspect_command(CLI::App& app);
 void add_replay_command(CLI::App& app);
 void add_similarity_command(CLI::App& app);
 void add_simulate_command(CLI::App& app);

@@ -1,4 +1,4 @@
-// `loopguard`: replay recorded runs, fingerprint, similarity, simulate a swarm.
+// `loopguard`: replay recorded runs, fingerprint, similarity, simulate a swarm, inspect a daemon.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   loopguard::cli::add_eval_command(app);
   loopguard::cli::add_fingerprint_command(app);
+  loopguard::cli::add_inspect_command(app);
   loopguard::cli::add_replay_command(app);
   loopguard::cli::add_similarity_command(app);
   loopguard::cli::add_simulate_command(app);

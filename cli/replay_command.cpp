@@ -2,6 +2,8 @@
 // (docs/trace-format.md). Every worker gets its own manager; detections go to stdout as JSON
 // Lines, a summary to stderr. With --daemon the global detections come from a real loopguardd
 // (daemon_replay) instead of the offline swarm state.
+#include <unistd.h>
+
 #include <iostream>
 #include <map>
 
@@ -9,7 +11,9 @@
 #include "daemon_replay.hpp"
 #include "expectation.hpp"
 #include "loopguard/utf8.hpp"
+#include "progress_line.hpp"
 #include "replay_swarm.hpp"
+#include "replay_tally.hpp"
 #include "replay_trace.hpp"
 #include "run_config.hpp"
 #include "trace_file.hpp"
@@ -28,6 +32,7 @@ struct options {
   std::string daemon_url, token;
   double timeout_seconds = 10;
   bool deliveries = false;
+  bool summary = false;
   std::vector<std::string> files;
 };
 
@@ -70,8 +75,10 @@ void print_result(const options& o, const std::string& file, const file_result& 
   std::cerr << '\n';
 }
 
-// Replays one file and prints its lines (or its PASS/FAIL line) and its summary.
-file_outcome replay_file(const options& o, const manager_config& config, const std::string& path) {
+// Replays one file, prints its lines (or its PASS/FAIL line) and its summary, and counts its
+// detections in `tally`.
+file_outcome replay_file(const options& o, const manager_config& config, const std::string& path,
+                         detection_tally& tally) {
   const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
   file_outcome out;
   const auto tr = load_trace(path);
@@ -91,6 +98,8 @@ file_outcome replay_file(const options& o, const manager_config& config, const s
     return out;
   }
   out.terminated = r->terminated;
+  tally.add(r->lines);
+  tally.add_file(r->events);
   if (!o.expect) {
     print_result(o, file, *r);
     return out;
@@ -122,14 +131,27 @@ int run(const options& o) {
   }
   int passed = 0, failed = 0;
   bool bad_input = false, terminated = false;
+  detection_tally tally;
+  // On a terminal, a progress line below the per-file lines; never in a pipe or a file.
+  progress_line progress(o.files.size(), ::isatty(STDERR_FILENO) == 1);
+  std::size_t done = 0;
   for (const auto& path : o.files) {
-    const file_outcome f = replay_file(o, *loaded, path);
-    if (f.daemon_failed) return kExitBadInput;
+    std::cerr << progress.clear();
+    const file_outcome f = replay_file(o, *loaded, path, tally);
+    std::cout.flush();  // the file's lines before the progress line is drawn again
+    std::cerr << progress.restore()
+              << progress.update(++done, tally.total(), progress_line::clock::now()) << std::flush;
+    if (f.daemon_failed) {
+      std::cerr << progress.clear();
+      return kExitBadInput;
+    }
     passed += f.passed;
     failed += f.failed;
     bad_input = bad_input || f.bad_input;
     terminated = terminated || f.terminated;
   }
+  std::cerr << progress.clear();
+  if (o.summary) std::cerr << tally.table();
   if (o.expect) std::cout << passed << " passed, " << failed << " failed\n";
   std::cout.flush();
   if (bad_input) return kExitBadInput;
@@ -168,6 +190,8 @@ void add_replay_command(CLI::App& app) {
                 "Check each file's meta expectation; print PASS/FAIL lines and a summary");
   cmd->add_flag("--fail-on-terminate", o->fail_on_terminate,
                 "Exit with status 3 when a run would have been terminated");
+  cmd->add_flag("--summary", o->summary,
+                "After the run, print the detections by detector and severity to stderr");
   add_daemon_options(*cmd, *o);
   cmd->add_option("files", o->files, "Trace files")->required();
   cmd->footer(

@@ -1,0 +1,165 @@
+// `loopguard inspect`: what a running loopguardd knows, from its HTTP API (docs/inspect.md):
+// the swarms, or one swarm's workers, top fingerprints and active verdicts, as aligned tables
+// or (--json) as the daemon's JSON. Errors are one line on stderr and a non-zero exit.
+#include <iostream>
+
+#include "commands.hpp"
+#include "daemon_http.hpp"
+#include "inspect_tables.hpp"
+#include "inspect_view.hpp"
+#include "loopguard/canonical_json.hpp"
+#include "loopguard/json_input.hpp"
+#include "loopguard/protocol.hpp"
+#include "loopguard/utf8.hpp"
+#include "trace_file.hpp"
+
+namespace loopguard::cli {
+namespace {
+
+// Exit statuses (docs/inspect.md): 2 is kExitBadInput, as for every command.
+constexpr int kExitNoSwarm = 1;
+constexpr int kExitDaemon = 3;
+
+struct options {
+  std::string url, token, swarm;
+  bool json = false, swarm_given = false;
+  double timeout_seconds = 10;
+};
+
+// A failure: the line to print and the exit status.
+struct failure {
+  int exit;
+  std::string message;
+};
+
+template <class T>
+using outcome = boost::system::result<T, failure>;
+
+std::string json_quoted(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+status check_options(const options& o) {
+  if (o.swarm_given && (o.swarm.empty() || o.swarm.size() > protocol::kMaxNameBytes ||
+                        !utf8::is_identifier(o.swarm))) {
+    return status::error("--swarm: expected 1.." + std::to_string(protocol::kMaxNameBytes) +
+                         " bytes of valid UTF-8");
+  }
+  if (o.token.size() > 4096 || !utf8::is_identifier(o.token)) {
+    return status::error("--token: expected at most 4096 bytes of valid UTF-8");
+  }
+  for (const char c : o.token) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) {
+      return status::error("--token: holds a control character");
+    }
+  }
+  return {};
+}
+
+// GETs `target` and turns every answer but 200 into the failure a person can act on.
+outcome<std::string> fetch(const options& o, const http_address& at, const std::string& target) {
+  const std::string where = at.authority();
+  http_request rq;
+  rq.target = target;
+  rq.token = o.token;
+  rq.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
+  auto answer = http_get(at, rq);
+  if (!answer) {
+    return failure{kExitDaemon, "cannot reach the daemon at " + where + ": " +
+                                    utf8::repair(answer.error().message())};
+  }
+  const unsigned code = answer->status;
+  const std::string said = utf8::repair(error_of(answer->body));
+  const std::string status_line = std::to_string(code) + " " + utf8::repair(answer->reason);
+  if (code == 200) return std::move(answer->body);
+  if (code == 401 || code == 403) {
+    return failure{kExitDaemon, o.token.empty()
+                                    ? "the daemon at " + where + " wants a token (" + status_line +
+                                          "): give it with --token"
+                                    : "the daemon at " + where + " refused the token (" +
+                                          status_line +
+                                          "): check --token against the daemon's --token-file"};
+  }
+  if (code == 404 && o.swarm_given && target != "/api/swarms") {
+    return failure{kExitNoSwarm, "no swarm " + json_quoted(o.swarm) + " on " + where};
+  }
+  return failure{kExitDaemon, "the daemon at " + where + " answered " + status_line + " to GET " +
+                                  target + (said.empty() ? "" : ": " + said)};
+}
+
+failure malformed(const http_address& at, const std::string& target, const status& why) {
+  return {kExitDaemon, "the daemon at " + at.authority() + " sent a malformed answer to GET " +
+                           target + ": " + utf8::repair(why.message())};
+}
+
+outcome<std::string> show_detail(const options& o, const http_address& at,
+                                 const std::string& swarm) {
+  const std::string target = "/api/swarms/" + percent_encode(swarm);
+  auto body = fetch(o, at, target);
+  if (!body) return body.error();
+  auto detail = parse_swarm_detail(*body);
+  if (!detail) return malformed(at, target, detail.error());
+  return o.json ? json_input::dump(detail->document) + "\n" : swarm_text(detail->view);
+}
+
+// Without --swarm: the table of swarms, and when there is exactly one, its detail below.
+outcome<std::string> show_list(const options& o, const http_address& at) {
+  const std::string target = "/api/swarms";
+  auto body = fetch(o, at, target);
+  if (!body) return body.error();
+  auto list = parse_swarm_list(*body);
+  if (!list) return malformed(at, target, list.error());
+  if (o.json) return json_input::dump(list->document) + "\n";
+  const std::vector<swarm_summary_view> swarms = std::move(list->view);
+  std::string out = swarms_text(swarms);
+  if (swarms.size() == 1) {
+    auto detail = show_detail(o, at, swarms.front().swarm);
+    if (!detail) return detail.error();
+    out += "\n" + *detail;
+  }
+  return out;
+}
+
+int run(const options& o) {
+  const auto at = parse_http_address(o.url);
+  const status checked = at ? check_options(o) : at.error().with_context("--daemon: ");
+  if (!checked.ok()) {
+    std::cerr << "loopguard inspect: " << utf8::repair(checked.message()) << '\n';
+    return kExitBadInput;
+  }
+  const auto text = o.swarm_given ? show_detail(o, *at, o.swarm) : show_list(o, *at);
+  if (!text) {
+    std::cerr << "loopguard inspect: " << text.error().message << '\n';
+    return text.error().exit;
+  }
+  std::cout << *text << std::flush;
+  return 0;
+}
+
+}  // namespace
+
+void add_inspect_command(CLI::App& app) {
+  auto o = std::make_shared<options>();
+  auto* cmd = app.add_subcommand(
+      "inspect", "What a running loopguardd knows: swarms, workers, top fingerprints, verdicts");
+  cmd->add_option("--daemon", o->url, "http://HOST:PORT of the loopguardd (ws:// is taken too)")
+      ->required();
+  cmd->add_option("--token", o->token, "The daemon's token, sent as Authorization: Bearer");
+  auto* s = cmd->add_option("--swarm", o->swarm,
+                            "One swarm: its workers, top fingerprints and active verdicts");
+  cmd->add_flag("--json", o->json, "Print the daemon's JSON (one document) instead of tables");
+  cmd->add_option("--timeout", o->timeout_seconds,
+                  "Seconds to wait for each answer of the daemon (default 10)")
+      ->check(CLI::Range(0.1, 3600.0));
+  cmd->footer(
+      "Exit status: 0 ok; 1 no such swarm (--swarm); 2 bad options; 3 the daemon could not be "
+      "reached, refused the token or sent an answer that is not its API's.");
+  cmd->callback([o, s] {
+    o->swarm_given = s->count() > 0;
+    if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace loopguard::cli

@@ -6,7 +6,10 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 #include <thread>
 
@@ -302,5 +305,91 @@ TEST_SUITE("e2e") {
     CHECK(test::run_loopguardd(dir.file(""), {"--log-format", "xml"}, out, 10s) == 2);
     CHECK(out.find("--log-format: log format: expected text or json, got \"xml\"") !=
           std::string::npos);
+  }
+}
+
+namespace {
+
+// Checks the text exposition format line by line: HELP and TYPE before a family's samples,
+// counters named *_total, each sample `name{labels} value` with a known family, histogram
+// buckets cumulative up to +Inf == _count. Returns the problems found.
+std::vector<std::string> exposition_problems(const std::string& text) {
+  static const std::regex kSample(
+      R"(^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*",?)*\})? (\S+)$)");
+  std::vector<std::string> problems;
+  std::map<std::string, std::string> types;
+  std::map<std::string, double> last_bucket;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    const auto at = "line " + std::to_string(n) + ": ";
+    if (line.starts_with("# HELP ")) continue;
+    if (line.starts_with("# TYPE ")) {
+      std::istringstream t(line.substr(7));
+      std::string name, type;
+      t >> name >> type;
+      if (type != "counter" && type != "gauge" && type != "histogram") {
+        problems.push_back(at + "unknown type " + type);
+      }
+      if (!name.starts_with("loopguard_")) problems.push_back(at + "no loopguard_ prefix");
+      if (type == "counter" && !name.ends_with("_total"))
+        problems.push_back(at + "counter " + name);
+      if (type != "counter" && name.ends_with("_total")) problems.push_back(at + type + " " + name);
+      types[name] = type;
+      continue;
+    }
+    std::smatch m;
+    if (!std::regex_match(line, m, kSample)) {
+      problems.push_back(at + "not a sample: " + line);
+      continue;
+    }
+    std::string family = m[1];
+    for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+      const std::string base = family.substr(0, family.size() - std::strlen(suffix));
+      if (family.ends_with(suffix) && types.count(base) && types[base] == "histogram") {
+        family = base;
+      }
+    }
+    if (!types.count(family)) problems.push_back(at + "sample before its TYPE: " + line);
+    const double value = std::strtod(m[m.size() - 1].str().c_str(), nullptr);
+    if (std::string(m[1]).ends_with("_bucket")) {
+      if (value < last_bucket[family]) problems.push_back(at + "buckets not cumulative");
+      last_bucket[family] = value;
+    }
+    if (std::string(m[1]).ends_with("_count") && types[family] == "histogram" &&
+        value != last_bucket[family]) {
+      problems.push_back(at + "_count is not the +Inf bucket");
+    }
+  }
+  return problems;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("operations: /metrics passes the exposition format line by line and promtool" *
+            doctest::timeout(60)) {
+    test::temp_dir dir;
+    daemon_process d(dir.file(""), dir.file("lg.db"));
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    feed_dead_end(d.port(), "plain");
+    feed_dead_end(d.port(), "we\"ird\\swarm\nname");  // label values to escape
+    const auto m = http_request(d.port(), "GET", "/metrics");
+    REQUIRE(m.status == 200);
+    CHECK(m.header("Content-Type").starts_with("text/plain; version=0.0.4"));
+    for (const auto& p : exposition_problems(m.body)) FAIL_CHECK(p);
+    CHECK(m.body.find(R"(swarm="we\"ird\\swarm\nname")") != std::string::npos);
+    CHECK(m.body.find("loopguard_ack_latency_seconds_count 0") == std::string::npos);
+
+    const auto file = dir.file("metrics.txt");
+    std::ofstream(file) << m.body;
+    const auto out = dir.file("promtool.log");
+    const pid_t pid = test::spawn_child(
+        "/bin/sh", {"-c", "exec promtool check metrics < '" + file + "'"}, {out, out});
+    REQUIRE(pid > 0);
+    const int code = test::finish_child(pid, 30s);
+    CHECK_MESSAGE(code == 0, "promtool check metrics: " << test::slurp(out));
   }
 }

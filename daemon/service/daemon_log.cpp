@@ -3,6 +3,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cstdio>
 #include <mutex>
 #include <vector>
 
@@ -31,6 +32,25 @@ std::string json_string(std::string_view v) {
       .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+// The text of one line: valid UTF-8, control characters escaped (a hostile name holding a
+// newline cannot forge a line of its own).
+std::string one_line(std::string_view v) {
+  std::string out;
+  for (const char c : utf8::repair(v)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7F) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", u);
+      out += hex;
+    }
+  }
+  return out;
+}
+
 // key=value; a value with a space, a quote, '=' or a control character is JSON-quoted.
 void append_text_field(std::string& out, const field& f) {
   out += ' ';
@@ -39,11 +59,11 @@ void append_text_field(std::string& out, const field& f) {
   const bool plain = !f.value.empty() && f.value.find_first_of(" \"=\\") == std::string::npos &&
                      std::none_of(f.value.begin(), f.value.end(),
                                   [](char c) { return static_cast<unsigned char>(c) < 0x20; });
-  out += plain ? utf8::repair(f.value) : json_string(f.value);
+  out += plain ? one_line(f.value) : json_string(f.value);
 }
 
-// The text after the pattern's time and level: `event: message key=value ...`, or for JSON the
-// members after "time" and "level" (the pattern opens the object).
+}  // namespace
+
 std::string render(format fmt, std::string_view event, std::string_view message,
                    std::initializer_list<field> fields) {
   std::string out;
@@ -55,10 +75,12 @@ std::string render(format fmt, std::string_view event, std::string_view message,
   }
   out += event;
   out += ": ";
-  out += utf8::repair(message);
+  out += one_line(message);
   for (const auto& f : fields) append_text_field(out, f);
   return out;
 }
+
+namespace {
 
 void write(spdlog::level::level_enum level, std::string_view event, std::string_view message,
            std::initializer_list<field> fields, format fmt) {

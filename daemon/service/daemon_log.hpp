@@ -34,6 +34,12 @@ void setup(format f, spdlog::level::level_enum level);
 void emit(spdlog::level::level_enum level, std::string_view event, std::string_view message,
           std::initializer_list<field> fields = {});
 
+// What follows the time and level on the line: text `event: message key=value ...` (control
+// characters escaped, a value with a space, quote, '=' or '\' JSON-quoted), or for JSON the
+// members after "time" and "level" and the closing brace (the pattern opens the object).
+std::string render(format fmt, std::string_view event, std::string_view message,
+                   std::initializer_list<field> fields);
+
 // Writes the `suppressed` lines of kinds whose window has ended; the daemon calls it every
 // second so that the count of a storm that stopped is not held back forever.
 void flush_suppressed();

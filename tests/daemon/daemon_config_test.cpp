@@ -25,8 +25,9 @@ result<daemon_config> config_of(const std::string& text) {
 
 TEST_SUITE("daemon config") {
   TEST_CASE("by default every protocol feature is listed") {
-    CHECK(daemon_config{}.protocol_features == names{"detections", "active_verdicts", "error_seq",
-                                                     "swarm_url", "observe", "cost", "handoff"});
+    const daemon_config c;
+    CHECK(c.protocol_features == names{"detections", "active_verdicts", "error_seq", "swarm_url",
+                                       "observe", "cost", "handoff"});
   }
 
   TEST_CASE("--protocol-features: all, none or a list of known features") {

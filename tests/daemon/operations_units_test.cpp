@@ -149,6 +149,23 @@ TEST_SUITE("operations") {
     CHECK(metrics.durable.failure().empty());
   }
 
+  TEST_CASE("logs: a hostile name cannot forge a line or break the JSON") {
+    const std::string evil = "w\n2026-11-25 error forged \"x\"\xff";
+    const auto text = logs::render(logs::format::text, "refused", "hello from " + evil,
+                                   {{"worker", evil}, {"code", "unauthorized"}});
+    CHECK(text.find('\n') == std::string::npos);
+    CHECK(text.starts_with("refused: hello from w\\n2026"));
+    CHECK(text.find("code=unauthorized") != std::string::npos);
+    CHECK(text.find("worker=\"w\\n2026-11-25 error forged \\\"x\\\"\xEF\xBF\xBD\"") !=
+          std::string::npos);
+    const auto json_text =
+        logs::render(logs::format::json, "refused", evil, {{"worker", evil}});
+    const auto j = nlohmann::json::parse(R"({"time":"t","level":"warn",)" + json_text);
+    CHECK(j["event"] == "refused");
+    CHECK(j["worker"] == "w\n2026-11-25 error forged \"x\"\xEF\xBF\xBD");
+    CHECK(json_text.find('\n') == std::string::npos);
+  }
+
   TEST_CASE("logs: formats and levels by name") {
     CHECK(logs::parse_format("json").value() == logs::format::json);
     CHECK_FALSE(logs::parse_format("xml").has_value());

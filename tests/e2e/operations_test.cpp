@@ -43,18 +43,22 @@ json dead_end_batch(std::uint64_t from, std::uint64_t to) {
   return json::parse(protocol::serialize(b));
 }
 
+json hello(const std::string& swarm, const std::string& worker, const std::string& token) {
+  json h{{"type", "hello"},
+         {"version", protocol::kVersion},
+         {"swarm", swarm},
+         {"worker", worker},
+         {"incarnation", "inc"}};
+  if (!token.empty()) h["token"] = token;
+  return h;
+}
+
 // Three workers of `swarm` repeat one call until a verdict is declared.
 void feed_dead_end(unsigned short port, const std::string& swarm, const std::string& token = "") {
   std::vector<std::unique_ptr<ws_client>> ws;
   for (int i = 0; i < 3; ++i) {
     ws.push_back(std::make_unique<ws_client>(port));
-    json hello{{"type", "hello"},
-               {"version", protocol::kVersion},
-               {"swarm", swarm},
-               {"worker", test::worker_name(i)},
-               {"incarnation", "inc"}};
-    if (!token.empty()) hello["token"] = token;
-    ws.back()->send(hello);
+    ws.back()->send(hello(swarm, test::worker_name(i), token));
     REQUIRE(ws.back()->next_of("welcome", 5s).has_value());
   }
   for (auto& c : ws) c->send(dead_end_batch(1, 4));
@@ -202,12 +206,7 @@ TEST_SUITE("e2e") {
     feed_dead_end(d.port(), "logged", kToken);
     {
       ws_client intruder(d.port());
-      intruder.send(json{{"type", "hello"},
-                         {"version", protocol::kVersion},
-                         {"swarm", "logged"},
-                         {"worker", "mallory"},
-                         {"incarnation", "i"},
-                         {"token", "guess"}});
+      intruder.send(hello("logged", "mallory", "guess"));
       CHECK(intruder.wait_closed(5s).has_value());
     }
     d.signal(SIGTERM);
@@ -252,11 +251,7 @@ TEST_SUITE("e2e") {
     REQUIRE_MESSAGE(d.port() != 0, d.log());
     for (int i = 0; i < 60; ++i) {
       ws_client c(d.port());
-      c.send(json{{"type", "hello"},
-                  {"version", protocol::kVersion},
-                  {"swarm", "s"},
-                  {"worker", "w"},
-                  {"incarnation", "i"}});
+      c.send(hello("s", "w", ""));
       CHECK(c.wait_closed(5s).has_value());
     }
     d.signal(SIGTERM);

@@ -11,18 +11,14 @@ namespace beast = boost::beast;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-ws_client::ws_client(unsigned short port, const std::string& target) : ws_(ioc_) {
-  beast::get_lowest_layer(ws_).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-  beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true));
-  ws_.handshake("127.0.0.1:" + std::to_string(port), target);
-  do_read();
-  thread_ = std::thread([this] { ioc_.run(); });
-}
+ws_client::ws_client(unsigned short port, const std::string& target)
+    : ws_client(port, target, {}) {}
 
 ws_client::ws_client(unsigned short port, const std::string& target,
                      const std::vector<std::pair<std::string, std::string>>& headers)
     : ws_(ioc_) {
   beast::get_lowest_layer(ws_).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true));
   ws_.set_option(
       beast::websocket::stream_base::decorator([headers](beast::websocket::request_type& req) {
         for (const auto& [name, value] : headers) req.set(name, value);
@@ -168,16 +164,7 @@ int http_get(unsigned short port, const std::string& target, std::string& body) 
 namespace loopguard::test {
 
 int try_upgrade(unsigned short port, const std::string& target, std::string& body) {
-  net::io_context ioc;
-  beast::websocket::stream<beast::tcp_stream> ws(ioc);
-  beast::get_lowest_layer(ws).connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-  beast::get_lowest_layer(ws).expires_after(std::chrono::seconds(10));
-  beast::websocket::response_type res;
-  beast::error_code ec;
-  ws.handshake(res, "127.0.0.1:" + std::to_string(port), target, ec);
-  body = res.body();
-  beast::get_lowest_layer(ws).socket().shutdown(tcp::socket::shutdown_both, ec);
-  return static_cast<int>(res.result_int());
+  return try_upgrade(port, target, {}, body);
 }
 
 }  // namespace loopguard::test

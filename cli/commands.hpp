@@ -7,6 +7,7 @@
 
 namespace loopguard::cli {
 
+void add_config_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_fingerprint_command(CLI::App& app);
 void add_inspect_command(CLI::App& app);

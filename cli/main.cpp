@@ -1,4 +1,5 @@
-// `loopguard`: replay recorded runs, fingerprint, similarity, simulate a swarm, inspect a daemon.
+// `loopguard`: replay recorded runs, fingerprint, similarity, simulate a swarm, inspect a daemon,
+// check the SDK's configuration.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
   CLI::App app{"loopguard: doom-loop detection for LLM agents and agent swarms"};
   app.set_version_flag("--version", std::string("loopguard ") + LOOPGUARD_VERSION);
   app.require_subcommand(1);
+  loopguard::cli::add_config_command(app);
   loopguard::cli::add_eval_command(app);
   loopguard::cli::add_fingerprint_command(app);
   loopguard::cli::add_inspect_command(app);

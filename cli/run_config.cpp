@@ -5,6 +5,7 @@
 
 #include "loopguard/json_input.hpp"
 #include "loopguard/presets.hpp"
+#include "loopguard/sdk_config.hpp"
 #include "replay_swarm.hpp"
 
 namespace loopguard::cli {
@@ -26,12 +27,14 @@ result<manager_config> load_config(const std::string& preset_name, const std::st
   const std::string text = std::move(whole).str();
   const auto doc = json_input::parse(text);
   if (!doc) return doc.error().with_context(config_file + ": ");
-  auto config = parse_config(doc->value);
+  // The SDK's config file holds the detector configuration and, optionally, a "daemon" object
+  // (checked, then ignored: replaying judges offline).
+  auto config = parse_sdk_config(doc->value);
   if (!config) return config.error().with_context(config_file + ": ");
-  if (status s = swarm_replay::validate(*config); !s.ok()) {
+  if (status s = swarm_replay::validate(config->detector); !s.ok()) {
     return s.with_context(config_file + ": ");
   }
-  return config;
+  return std::move(config->detector);
 }
 
 }  // namespace loopguard::cli

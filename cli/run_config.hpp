@@ -1,5 +1,6 @@
 // The configuration a replaying subcommand judges with: a preset by name, or a JSON file
-// (docs/configuration.md), validated for the offline swarm rule too.
+// (docs/configuration.md; the SDK's config file, whose "daemon" object is checked and ignored),
+// validated for the offline swarm rule too.
 #pragma once
 
 #include <string>

@@ -284,6 +284,46 @@ class LifecycleTest(unittest.TestCase):
             else:
                 os.environ["LOOPGUARD_DAEMON"] = saved
 
+    def test_connect_reads_the_sdk_config_file(self):
+        # LOOPGUARD_CONFIG's "daemon" object gives lg_connect_env its options; lg_create takes
+        # the same document (the daemon object checked, not used).
+        import tempfile
+        names = ["LOOPGUARD_CONFIG", "LOOPGUARD_DAEMON", "LOOPGUARD_TOKEN", "LOOPGUARD_SWARM",
+                 "LOOPGUARD_WORKER"]
+        saved = {n: os.environ.pop(n, None) for n in names}
+        try:
+            with tempfile.TemporaryDirectory() as d:
+                doc = {"preset": "aggressive",
+                       "daemon": {"url": "ws://127.0.0.1:1", "swarm": "from-file",
+                                  "worker": "w-file", "backoff_min_ms": 10000,
+                                  "backoff_max_ms": 10000}}
+                good = os.path.join(d, "sdk.json")
+                with open(good, "w") as f:
+                    json.dump(doc, f)
+                guard = loopguard.Guard(doc)
+                with self.assertRaises(loopguard.LoopguardError) as e:
+                    guard.connect()  # no file, no arguments: no url
+                self.assertIn("url", str(e.exception))
+                os.environ["LOOPGUARD_CONFIG"] = good
+                guard.connect()  # url, swarm and worker from the file
+                self.assertIsNotNone(guard.stats()["client"])
+                guard.close()
+
+                bad = os.path.join(d, "bad.json")
+                with open(bad, "w") as f:
+                    json.dump({"daemon": {"outbox_size": 5}}, f)
+                os.environ["LOOPGUARD_CONFIG"] = bad
+                with self.assertRaises(loopguard.LoopguardError) as e:
+                    loopguard.Guard().connect()
+                self.assertTrue(str(e.exception).startswith(
+                    "lg_connect_env: LOOPGUARD_CONFIG: " + bad +
+                    ": daemon.outbox_size: unknown key"), str(e.exception))
+        finally:
+            for n, v in saved.items():
+                os.environ.pop(n, None)
+                if v is not None:
+                    os.environ[n] = v
+
     def test_threads_share_a_guard(self):
         guard = loopguard.Guard()
         errors = []

@@ -13,6 +13,7 @@
 
 #include "loopguard/config.hpp"
 #include "loopguard/json_input.hpp"
+#include "loopguard/sdk_config.hpp"
 #include "loopguard/swarm_worker.hpp"
 #include "loopguard/utf8.hpp"
 #include "loopguard/verdict_json.hpp"
@@ -113,9 +114,11 @@ result<manager_config> config_from(const char* text) {
   if (text == nullptr || *text == '\0') return manager_config{};
   const auto doc = json_input::parse(text);
   if (!doc) return doc.error().with_context("config: ");
-  auto config = parse_config(doc->value);
+  // The SDK's config file may be given whole: its "daemon" object is checked, not used here
+  // (lg_connect_env reads it from $LOOPGUARD_CONFIG).
+  auto config = parse_sdk_config(doc->value);
   if (!config) return config.error().with_context("config: ");
-  return config;
+  return std::move(config->detector);
 }
 
 // The options given as arguments; NULL leaves an option empty.
@@ -127,6 +130,24 @@ client_options options_from(const char* url, const char* swarm, const char* work
   o.worker = optional_text(worker);
   o.token = optional_text(token);
   return o;
+}
+
+// lg_connect_env's options: the "daemon" object of the file $LOOPGUARD_CONFIG names (when set),
+// then the arguments that are neither NULL nor "", then the variables (options_from_env).
+result<client_options> options_from_file_and_env(const char* url, const char* swarm,
+                                                 const char* worker, const char* token) {
+  client_options o;
+  if (const char* file = std::getenv("LOOPGUARD_CONFIG"); file != nullptr && *file != '\0') {
+    auto c = load_sdk_config(file);
+    if (!c) return c.error().with_context("LOOPGUARD_CONFIG: ");
+    o = std::move(c->client);
+  }
+  const std::pair<const char*, std::string*> args[] = {
+      {url, &o.url}, {swarm, &o.swarm}, {worker, &o.worker}, {token, &o.token}};
+  for (const auto& [arg, field] : args) {
+    if (arg != nullptr && *arg != '\0') *field = arg;
+  }
+  return options_from_env(std::move(o));
 }
 
 result<int> connect(lg_guard* guard, result<client_options> options) {
@@ -314,7 +335,7 @@ int lg_connect(lg_guard* guard, const char* url, const char* swarm, const char* 
 int lg_connect_env(lg_guard* guard, const char* url, const char* swarm, const char* worker,
                    const char* token, char** error) {
   return status_out(run<int>("lg_connect_env", error, [&]() -> result<int> {
-    return connect(guard, options_from_env(options_from(url, swarm, worker, token)));
+    return connect(guard, options_from_file_and_env(url, swarm, worker, token));
   }));
 }
 

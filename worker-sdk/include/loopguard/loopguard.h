@@ -128,7 +128,9 @@ LG_API int lg_connect(lg_guard* guard, const char* url, const char* swarm, const
                       const char* token, char** error);
 /* The same, with each option that its environment variable sets taken from it instead:
  * LOOPGUARD_DAEMON (url), LOOPGUARD_SWARM, LOOPGUARD_WORKER, LOOPGUARD_TOKEN. Arguments may
- * be NULL (unset). */
+ * be NULL (unset). When LOOPGUARD_CONFIG names the SDK's config file (docs/configuration.md,
+ * "The SDK's config file"), its "daemon" object comes first (the arguments that are neither
+ * NULL nor "" override it, the variables override both); an error names the file and key. */
 LG_API int lg_connect_env(lg_guard* guard, const char* url, const char* swarm, const char* worker,
                           const char* token, char** error);
 /* Blocks until the daemon has acknowledged every event sent so far (1), or `timeout_ms`

@@ -182,10 +182,10 @@ class DashboardBrowserTest(unittest.TestCase):
     def setUp(self):
         for var in ("LOOPGUARDD", "LOOPGUARD_CLI"):
             if not os.environ.get(var):
-                self.skipTest(var + " is not set")
+                self.fail(var + " is not set (ctest sets it)")
         for exe in (CHROMIUM, CHROMEDRIVER):
             if not os.access(exe, os.X_OK):
-                self.skipTest(exe + " is not installed (scripts/setup.sh installs it)")
+                self.fail(exe + " is not installed (scripts/setup.sh installs it)")
         self.work = tempfile.mkdtemp(prefix="lg-dashboard-")
         self.daemon = None
         self.driver = None

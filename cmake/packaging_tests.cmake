@@ -26,11 +26,11 @@ if(LOOPGUARD_SYSTEMD_ANALYZE)
   add_test(NAME packaging.systemd
     COMMAND ${CMAKE_COMMAND} -DPREFIX=${scratch}/prefix
             -DSYSTEMD_ANALYZE=${LOOPGUARD_SYSTEMD_ANALYZE} -P ${script_dir}/systemd.cmake)
+  set_tests_properties(packaging.systemd PROPERTIES FIXTURES_REQUIRED loopguard_installed)
 else()
   message(WARNING "systemd-analyze not found (Debian: systemd): packaging.systemd not registered")
 endif()
-set_tests_properties(packaging.consumer packaging.systemd PROPERTIES
-  FIXTURES_REQUIRED loopguard_installed)
+set_tests_properties(packaging.consumer PROPERTIES FIXTURES_REQUIRED loopguard_installed)
 
 find_program(LOOPGUARD_DPKG_DEB dpkg-deb)
 if(LOOPGUARD_DPKG_DEB AND PROJECT_IS_TOP_LEVEL)

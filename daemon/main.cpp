@@ -25,25 +25,6 @@ namespace utf8 = loopguard::utf8;
 
 namespace {
 
-std::optional<net::ip::tcp::endpoint> parse_listen(const std::string& s) {
-  const auto colon = s.rfind(':');
-  if (colon == std::string::npos) return std::nullopt;
-  boost::system::error_code ec;
-  auto host = s.substr(0, colon);
-  if (host.size() > 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  const auto addr = net::ip::make_address(host, ec);
-  if (ec) return std::nullopt;
-  unsigned long port = 0;
-  try {
-    port = std::stoul(s.substr(colon + 1));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-  if (port > 65535) return std::nullopt;
-  return net::ip::tcp::endpoint(addr, static_cast<unsigned short>(port));
-}
-
 // Written whole or not at all: a test polling for the file never reads half a port.
 void write_port_file(const std::string& path, unsigned short port) {
   const std::string tmp = path + ".tmp";
@@ -106,7 +87,12 @@ result<daemon_config> config_of(const flags& f) {
   }
   if (auto s = apply_env(c, [](const char* n) -> const char* { return std::getenv(n); }); !s.ok())
     return s;
-  if (f.listen) c.listen = *f.listen;
+  if (f.listen) {
+    if (!parse_listen(*f.listen)) {
+      return status::error("--listen " + *f.listen + ": expected address:port (an IP address)");
+    }
+    c.listen = *f.listen;
+  }
   if (f.db) c.db = *f.db;
   if (f.token_file) c.token_file = *f.token_file;
   if (f.metrics_token_file) c.metrics_token_file = *f.metrics_token_file;
@@ -131,8 +117,6 @@ result<daemon_config> config_of(const flags& f) {
     if (!features) return features.error();
     c.protocol_features = std::move(*features);
   }
-  if (!parse_listen(c.listen))
-    return status::error("listen " + c.listen + ": expected address:port");
   return c;
 }
 
@@ -217,6 +201,7 @@ int main(int argc, char** argv) {
     return logs::emit(spdlog::level::err, "open_failed", s.message()), 1;
   }
   serve_until_signalled(d, f.port_file);
+  logs::flush_all_suppressed();
   if (const auto s = d.finish(); !s.ok()) {
     return logs::emit(spdlog::level::err, "final_checkpoint_failed", s.message()), 1;
   }

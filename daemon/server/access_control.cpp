@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <random>
 
+#include <boost/asio/ip/address.hpp>
+
 #include "loopguard/hex.hpp"
 
 namespace loopguard::daemon {
@@ -31,6 +33,27 @@ std::optional<std::string_view> cookie_value(std::string_view header, std::strin
     if (eq != std::string_view::npos && pair.substr(0, eq) == name) return pair.substr(eq + 1);
   }
   return std::nullopt;
+}
+
+bool local_host(std::string_view host) {
+  std::string_view name = host;
+  if (name.starts_with('[')) {
+    const auto close = name.find(']');
+    if (close == std::string_view::npos) return false;
+    const auto rest = name.substr(close + 1);
+    if (!rest.empty() && !rest.starts_with(':')) return false;
+    name = name.substr(1, close - 1);
+  } else if (const auto colon = name.find(':'); colon != std::string_view::npos) {
+    if (name.find(':', colon + 1) != std::string_view::npos) return false;
+    name = name.substr(0, colon);
+  }
+  if (name.empty()) return false;
+  std::string lower(name);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "localhost") return true;
+  boost::system::error_code ec;
+  (void)boost::asio::ip::make_address(lower, ec);
+  return !ec;
 }
 
 std::optional<std::string_view> bearer_token(std::string_view header) {

@@ -25,6 +25,12 @@ bool same_secret(std::string_view a, std::string_view b);
 // The value of cookie `name` in a Cookie header (`a=1; loopguard_session=x`), if present.
 std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name);
 
+// Whether a Host header names this machine by address: an IP literal (`127.0.0.1:7070`,
+// `[::1]:7070`) or `localhost`, with or without a port. A name could be an attacker's domain
+// rebound to the daemon's address (DNS rebinding), so a daemon without a token answers pages only
+// when they address it this way.
+bool local_host(std::string_view host);
+
 // The token of `Authorization: Bearer <token>`, if the header has that form.
 std::optional<std::string_view> bearer_token(std::string_view header);
 

@@ -1,6 +1,7 @@
 #include "server/daemon_config.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <sstream>
 
@@ -65,7 +66,9 @@ void read_log(json_fields::object x, daemon_config& c) {
 
 // The process's keys, shared by the file and the environment.
 void read_process(json_fields::reader& r, daemon_config& c) {
-  r.string("listen", c.listen, 256);
+  if (r.string("listen", c.listen, 256) && !parse_listen(c.listen)) {
+    r.fail("listen", "address:port (an IP address, port 0..65535)", nlohmann::json(c.listen));
+  }
   r.string("db", c.db, 4096);
   r.integer("threads", c.threads, 1, 64);
   r.string("token_file", c.token_file, 4096);
@@ -91,6 +94,26 @@ status read_config(const nlohmann::json& doc, daemon_config& c) {
 }
 
 }  // namespace
+
+std::optional<boost::asio::ip::tcp::endpoint> parse_listen(std::string_view text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string_view::npos) return std::nullopt;
+  std::string_view host = text.substr(0, colon);
+  const std::string_view digits = text.substr(colon + 1);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  boost::system::error_code ec;
+  const auto addr = boost::asio::ip::make_address(std::string(host), ec);
+  if (ec) return std::nullopt;
+  unsigned port = 0;
+  const auto [end, err] = std::from_chars(digits.data(), digits.data() + digits.size(), port);
+  if (digits.empty() || err != std::errc{} || end != digits.data() + digits.size() ||
+      port > 65535) {
+    return std::nullopt;
+  }
+  return boost::asio::ip::tcp::endpoint(addr, static_cast<unsigned short>(port));
+}
 
 std::vector<std::string> all_protocol_features() {
   return {kProtocolFeatures.begin(), kProtocolFeatures.end()};

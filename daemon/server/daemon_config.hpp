@@ -3,10 +3,12 @@
 
 #include <array>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <boost/asio/ip/tcp.hpp>
 #include <nlohmann/json.hpp>
 
 #include "loopguard/status.hpp"
@@ -24,6 +26,9 @@ inline constexpr std::array<std::string_view, 7> kProtocolFeatures{
     protocol::features::handoff};
 
 std::vector<std::string> all_protocol_features();
+
+// `ADDRESS:PORT` (IPv6 in brackets: `[::1]:7070`), or nullopt.
+std::optional<boost::asio::ip::tcp::endpoint> parse_listen(std::string_view text);
 
 struct daemon_config {
   static constexpr std::chrono::milliseconds kCheckpointInterval{50};

@@ -1,6 +1,7 @@
 #include "server/daemon_server.hpp"
 
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <algorithm>
 #include <thread>
@@ -31,7 +32,7 @@ daemon_server::daemon_server(daemon_options options)
       service_(options_.config.rules, state_options_of(options_.config)),
       ioc_(options_.threads),
       drain_timer_(ioc_),
-      log_timer_(ioc_) {}
+      log_timer_(net::make_strand(ioc_)) {}
 
 daemon_server::~daemon_server() {
   // Sessions still queued on the I/O context are destroyed with it and must not call back.
@@ -134,7 +135,7 @@ void daemon_server::request_stop() {
 // the session's destructor on any I/O thread), or the drain timeout.
 void daemon_server::begin_drain() {
   ctx_->stopping = true;
-  log_timer_.cancel();
+  net::post(log_timer_.get_executor(), [this] { log_timer_.cancel(); });  // on the timer's strand
   listener_->stop();
   ctx_->close_all();
   drain_timer_.expires_after(options_.drain_timeout);

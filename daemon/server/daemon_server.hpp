@@ -79,7 +79,9 @@ class daemon_server {
   std::shared_ptr<server_context> ctx_;
   boost::asio::io_context ioc_;
   boost::asio::steady_timer drain_timer_;
-  boost::asio::steady_timer log_timer_;  // writes held-back log counts (daemon_log.hpp)
+  // Writes held-back log counts (daemon_log.hpp); on a strand of its own, so the cancel at
+  // drain never races its handler re-arming it.
+  boost::asio::steady_timer log_timer_;
   // Destroyed before the I/O context: its thread calls into sessions.
   std::unique_ptr<checkpointer> checkpointer_;
   std::shared_ptr<listener> listener_;

@@ -25,7 +25,10 @@ dashboard_session::~dashboard_session() {
 }
 
 void dashboard_session::run(beast::http::request<beast::http::string_body> req) {
-  ++ctx_->dashboards_open;
+  // The credentials it was let in with, checked again on every tick: a logout or an expired
+  // session ends the live view too.
+  authorization_ = std::string(req[beast::http::field::authorization]);
+  cookie_ = std::string(req[beast::http::field::cookie]);
   websocket::stream_base::timeout t =
       websocket::stream_base::timeout::suggested(beast::role_type::server);
   ws_.set_option(t);  // pings a silent browser, closes a dead one
@@ -39,6 +42,7 @@ void dashboard_session::run(beast::http::request<beast::http::string_body> req) 
 
 void dashboard_session::on_accept(beast::error_code ec) {
   if (ec) return;
+  ctx_->add_dashboard(weak_from_this());
   send_if_changed();
   timer_.expires_after(kPeriod);
   timer_.async_wait(beast::bind_front_handler(&dashboard_session::on_tick, shared_from_this()));
@@ -81,9 +85,25 @@ void dashboard_session::on_tick(beast::error_code ec) {
     return ws_.async_close(websocket::close_code::going_away,
                            [self = shared_from_this()](beast::error_code) {});
   }
+  if (ctx_->access.check(authorization_, cookie_, access_control::clock::now()) ==
+      access_control::grant::refused) {
+    closed_ = true;
+    return ws_.async_close(websocket::close_reason(websocket::close_code::policy_error,
+                                                   "the session ended: log in again"),
+                           [self = shared_from_this()](beast::error_code) {});
+  }
   send_if_changed();
   timer_.expires_after(kPeriod);
   timer_.async_wait(beast::bind_front_handler(&dashboard_session::on_tick, shared_from_this()));
+}
+
+void dashboard_session::shut_down() {
+  net::post(ws_.get_executor(), [self = shared_from_this()] {
+    if (self->closed_) return;
+    self->closed_ = true;
+    self->timer_.cancel();
+    self->ws_.async_close(websocket::close_code::going_away, [self](beast::error_code) {});
+  });
 }
 
 void dashboard_session::send_if_changed() {

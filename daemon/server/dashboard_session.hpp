@@ -27,7 +27,10 @@ class dashboard_session : public std::enable_shared_from_this<dashboard_session>
   dashboard_session(boost::asio::ip::tcp::socket&& socket, boost::beast::flat_buffer&& already_read,
                     std::shared_ptr<server_context> ctx);
   ~dashboard_session();
+  // `req` was let in by http_session::upgrade_live, which counted it in dashboards_open.
   void run(boost::beast::http::request<boost::beast::http::string_body> req);
+  // Closes with 1001 going away (the daemon stops); from any thread.
+  void shut_down();
 
  private:
   void on_accept(boost::beast::error_code ec);
@@ -41,6 +44,7 @@ class dashboard_session : public std::enable_shared_from_this<dashboard_session>
   std::shared_ptr<server_context> ctx_;
   boost::beast::flat_buffer buffer_;
   boost::asio::steady_timer timer_;
+  std::string authorization_, cookie_;
   std::string selected_;
   std::string last_sent_, writing_frame_;
   bool writing_ = false, closed_ = false;

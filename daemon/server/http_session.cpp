@@ -21,6 +21,10 @@ namespace {
 
 constexpr std::size_t kMaxRequestBody = 1024;  // the largest: POST /api/login's token
 constexpr std::string_view kLivePath = "/api/live";
+constexpr std::string_view kNameRefused =
+    "this daemon has no token, so it answers the dashboard and the API only when addressed by IP "
+    "address or as localhost (a name could be another site's, rebound to this address); "
+    "configure a token (token_file) to serve them under a name";
 
 std::string_view path_of(std::string_view target) {
   return target.substr(0, target.find('?'));
@@ -114,7 +118,17 @@ void http_session::on_read(beast::error_code ec, std::size_t) {
 // Under the feature swarm_url only /ws is a worker path, and its query is checked here, before
 // the handshake: a refused upgrade gets a plain HTTP answer and the connection closes.
 void http_session::upgrade() {
-  const std::string_view target = parser_->get().target();
+  const auto& req = parser_->get();
+  const std::string_view target = req.target();
+  // A page of another site, or one reaching a tokenless daemon under a rebound name, may open no
+  // socket at all: browsers always send Origin on an upgrade; workers (no browser) send none.
+  if (foreign_origin(req)) {
+    return respond(json_error(403, "the Origin is not this daemon's"), false);
+  }
+  if (!header(req, http::field::origin).empty() && !ctx_->access.required() &&
+      !local_host(header(req, http::field::host))) {
+    return respond(json_error(403, kNameRefused), false);
+  }
   if (path_of(target) == kLivePath) return upgrade_live();
   std::optional<std::string> swarm;
   if (ctx_->has(protocol::features::swarm_url)) {
@@ -131,22 +145,20 @@ void http_session::upgrade() {
       ->run(parser_->release(), std::move(swarm));
 }
 
-// The dashboard's live socket: same origin, the API's access, a bounded number of them.
+// The dashboard's live socket: same origin (checked by upgrade()), the API's access, a bounded
+// number of them.
 void http_session::upgrade_live() {
   const auto& req = parser_->get();
-  if (foreign_origin(req)) {
-    return respond(json_error(403,
-                              "the Origin is not this daemon's: the live view is for the "
-                              "dashboard this daemon serves"),
-                   false);
-  }
   const auto grant =
       ctx_->access.check(header(req, http::field::authorization), header(req, http::field::cookie),
                          access_control::clock::now());
   if (grant == access_control::grant::refused) {
     return respond(unauthorized("log in first: POST /api/login, or Authorization: Bearer"), false);
   }
-  if (ctx_->dashboards_open >= server_context::kMaxDashboards) {
+  // Counted here, before the check: two upgrades on two threads cannot both pass it. The
+  // session gives it back when it ends.
+  if (++ctx_->dashboards_open > server_context::kMaxDashboards) {
+    --ctx_->dashboards_open;
     return respond(json_error(503, "too many live dashboards open (" +
                                        std::to_string(server_context::kMaxDashboards) + ")"),
                    false);
@@ -168,6 +180,10 @@ http_reply http_session::front_door(const request& req) {
       return {503, "text/plain", "not ready: checkpoints are failing: " + utf8::repair(why) + "\n"};
     }
     return {200, "text/plain", "ready\n"};
+  }
+  if (!ctx_->access.required() && (path == "/" || path.starts_with("/api/")) &&
+      !local_host(header(req, http::field::host))) {
+    return json_error(403, kNameRefused);
   }
   if (path == "/metrics" && get &&
       !ctx_->access.metrics_allowed(header(req, http::field::authorization))) {

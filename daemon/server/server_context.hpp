@@ -25,6 +25,7 @@
 namespace loopguard::daemon {
 
 class websocket_session;
+class dashboard_session;
 
 // Limits with their defaults (docs/operations.md, "Limits"); a config's "limits" object may
 // override them.
@@ -76,6 +77,8 @@ struct server_context {
   access_control access;                              // the HTTP side: API, dashboard, metrics
   static constexpr std::int64_t kMaxDashboards = 64;  // live dashboard sockets
   std::atomic<std::int64_t> dashboards_open{0};
+  // The open dashboards, for close_all (weak: a session's lifetime is its own async chain).
+  void add_dashboard(std::weak_ptr<dashboard_session> d);
   // The protocol features the welcome lists; a feature's behaviour is off unless listed.
   std::vector<std::string> features;
   bool has(std::string_view feature) const {
@@ -87,6 +90,11 @@ struct server_context {
   // `stopping`: the drain is over. Set before the I/O threads run, cleared after they stop.
   std::function<void()> on_drained;
 
+ private:
+  std::mutex dashboards_mu_;  // guards dashboards_
+  std::vector<std::weak_ptr<dashboard_session>> dashboards_;
+
+ public:
   // Queues `frame` to every session of `swarm` but `except` (and, when `only` is not empty, only
   // to the sessions of the workers it names). Copies the weak_ptrs under the registry lock and
   // sends after releasing it. Returns the sessions it queued to.
@@ -95,7 +103,7 @@ struct server_context {
                         const std::vector<std::string>& only = {});
   // Tells every session that checkpoint `epoch` is durable (from the checkpointer thread).
   void on_durable(std::uint64_t epoch);
-  // Closes every session with 1001 going away (shutdown).
+  // Closes every session, workers' and dashboards', with 1001 going away (shutdown).
   void close_all();
   // A counted connection has closed (metrics.connections_open goes down by one).
   void connection_closed();

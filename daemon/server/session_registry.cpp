@@ -1,5 +1,6 @@
 #include <algorithm>
 
+#include "server/dashboard_session.hpp"
 #include "server/server_context.hpp"
 #include "server/websocket_session.hpp"
 
@@ -86,9 +87,23 @@ void server_context::connection_closed() {
   if (--metrics.connections_open == 0 && stopping && on_drained) on_drained();
 }
 
+void server_context::add_dashboard(std::weak_ptr<dashboard_session> d) {
+  std::lock_guard lock(dashboards_mu_);
+  std::erase_if(dashboards_, [](const auto& w) { return w.expired(); });
+  dashboards_.push_back(std::move(d));
+}
+
 void server_context::close_all() {
   for (const auto& w : registry.all()) {
     if (auto s = w.lock()) s->shut_down();
+  }
+  std::vector<std::weak_ptr<dashboard_session>> dashboards;
+  {
+    std::lock_guard lock(dashboards_mu_);
+    dashboards = dashboards_;
+  }
+  for (const auto& w : dashboards) {
+    if (auto d = w.lock()) d->shut_down();
   }
 }
 

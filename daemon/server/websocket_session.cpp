@@ -157,7 +157,7 @@ std::optional<protocol::error> websocket_session::refuse_hello(const protocol::h
                                std::to_string(protocol::kVersion) + ", got " +
                                std::to_string(m.version)};
   }
-  if (!ctx_->token.empty() && m.token != ctx_->token) {
+  if (!ctx_->token.empty() && !same_secret(m.token, ctx_->token)) {
     return protocol::error{std::string(protocol::codes::unauthorized), "missing or wrong token"};
   }
   if (url_swarm_ && *url_swarm_ != m.swarm) {
@@ -375,7 +375,7 @@ void websocket_session::log_verdict(const protocol::verdict& v) const {
              {{"swarm", id_->swarm},
               {"worker", id_->worker},
               {"kind", v.kind},
-              {"level", std::string(to_string(v.level))},
+              {"severity", std::string(to_string(v.level))},
               {"tool", v.tool},
               {"fingerprint", to_hex(v.fingerprint)},
               {"calls", std::to_string(v.calls)},

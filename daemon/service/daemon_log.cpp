@@ -157,4 +157,16 @@ void flush_suppressed() {
   for (const auto& h : held) write_suppressed(fmt, h);
 }
 
+void flush_all_suppressed() {
+  state& s = global();
+  std::vector<line_limiter::suppressed> held;
+  format fmt;
+  {
+    std::lock_guard lock(s.mu);
+    held = s.limiter.drain();
+    fmt = s.fmt;
+  }
+  for (const auto& h : held) write_suppressed(fmt, h);
+}
+
 }  // namespace loopguard::daemon::logs

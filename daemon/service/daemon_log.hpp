@@ -43,5 +43,7 @@ std::string render(format fmt, std::string_view event, std::string_view message,
 // Writes the `suppressed` lines of kinds whose window has ended; the daemon calls it every
 // second so that the count of a storm that stopped is not held back forever.
 void flush_suppressed();
+// At exit: writes every count still held back, its window ended or not.
+void flush_all_suppressed();
 
 }  // namespace loopguard::daemon::logs

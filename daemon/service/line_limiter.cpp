@@ -34,4 +34,13 @@ std::vector<line_limiter::suppressed> line_limiter::expire(clock::time_point now
   return out;
 }
 
+std::vector<line_limiter::suppressed> line_limiter::drain() {
+  std::vector<suppressed> out;
+  for (const auto& [kind, w] : kinds_) {
+    if (w.held > 0) out.push_back({kind, w.held});
+  }
+  kinds_.clear();
+  return out;
+}
+
 }  // namespace loopguard::daemon

@@ -37,6 +37,8 @@ class line_limiter {
   admission admit(std::string_view kind, clock::time_point now);
   // The kinds whose window has ended with lines held back, each once; their counts restart.
   std::vector<suppressed> expire(clock::time_point now);
+  // Every kind with lines held back, window ended or not (at exit); all counts restart.
+  std::vector<suppressed> drain();
 
  private:
   struct window_state {

@@ -34,6 +34,11 @@ TEST_SUITE("operations") {
     CHECK(l.expire(t0 + 30s).empty());  // reported once
     // Or reported by the next line of the kind, when no flush came between.
     for (int i = 0; i < 4; ++i) (void)l.admit("accept_failed", t0 + 40s);
+    (void)l.admit("verdict", t0 + 41s);
+    const auto at_exit = line_limiter(l).drain();  // a copy: everything held, ended or not
+    REQUIRE(at_exit.size() == 1);
+    CHECK(at_exit[0].kind == "accept_failed");
+    CHECK(at_exit[0].lines == 1);
     const auto next = l.admit("accept_failed", t0 + 51s);
     CHECK(next.write);
     CHECK(next.suppressed_before == 1);
@@ -76,6 +81,17 @@ TEST_SUITE("operations") {
     const auto id2 = a.login("secret", now);
     a.logout("loopguard_session=" + *id2);
     CHECK(a.check("", "loopguard_session=" + *id2, now) == access_control::grant::refused);
+    CHECK(local_host("127.0.0.1:7070"));
+    CHECK(local_host("127.0.0.1"));
+    CHECK(local_host("[::1]:7070"));
+    CHECK(local_host("LocalHost:80"));
+    CHECK(local_host("10.1.2.3:7070"));
+    CHECK_FALSE(local_host("evil.example:7070"));
+    CHECK_FALSE(local_host("localhost.evil.example"));
+    CHECK_FALSE(local_host(""));
+    CHECK_FALSE(local_host("[::1"));
+    CHECK_FALSE(local_host("[::1]x"));
+    CHECK_FALSE(local_host("1.2.3.4:5:6"));
     CHECK(access_control::set_cookie("x").find("HttpOnly; SameSite=Strict") != std::string::npos);
     CHECK(access_control::set_cookie("").find("Max-Age=0") != std::string::npos);
   }
@@ -139,7 +155,7 @@ TEST_SUITE("operations") {
     REQUIRE(r.error.ok());
     cp.start();
     cp.nudge();
-    for (int i = 0; i < 400 && metrics.durable.failure().empty(); ++i) {
+    for (int i = 0; i < 4000 && metrics.durable.failure().empty(); ++i) {  // 20 s at most
       std::this_thread::sleep_for(5ms);
     }
     CHECK_FALSE(metrics.durable.failure().empty());
@@ -158,8 +174,7 @@ TEST_SUITE("operations") {
     CHECK(text.find("code=unauthorized") != std::string::npos);
     CHECK(text.find("worker=\"w\\n2026-11-25 error forged \\\"x\\\"\xEF\xBF\xBD\"") !=
           std::string::npos);
-    const auto json_text =
-        logs::render(logs::format::json, "refused", evil, {{"worker", evil}});
+    const auto json_text = logs::render(logs::format::json, "refused", evil, {{"worker", evil}});
     const auto j = nlohmann::json::parse(R"({"time":"t","level":"warn",)" + json_text);
     CHECK(j["event"] == "refused");
     CHECK(j["worker"] == "w\n2026-11-25 error forged \"x\"\xEF\xBF\xBD");

@@ -6,9 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <thread>
+
+extern char** environ;
 
 namespace loopguard::test {
 namespace {
@@ -25,10 +29,23 @@ void redirect(const char* path, int flags, int target) {
 
 pid_t spawn_child(const std::string& program, std::vector<std::string> args,
                   const child_output& to) {
-  args.insert(args.begin(), program);
-  std::vector<char*> argv;
+  std::string path = program;
+  std::vector<char*> argv{path.data()};
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // The environment is built before fork: nothing allocates in the child.
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view entry(*e);
+    const bool replaced = std::any_of(to.env.begin(), to.env.end(), [&](const auto& v) {
+      return entry.starts_with(v.first + "=");
+    });
+    if (!replaced) env_strings.emplace_back(entry);
+  }
+  for (const auto& [name, value] : to.env) env_strings.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const int flags = to.append ? O_APPEND : O_TRUNC;
   const bool one_file = to.out == to.err;
   const pid_t parent = ::getpid();
@@ -42,7 +59,7 @@ pid_t spawn_child(const std::string& program, std::vector<std::string> args,
   } else {
     redirect(to.err.c_str(), flags, 2);
   }
-  ::execv(argv[0], argv.data());
+  ::execve(argv[0], argv.data(), envp.data());
   ::_exit(127);
 }
 

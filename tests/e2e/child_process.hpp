@@ -7,6 +7,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loopguard::test {
@@ -14,6 +15,8 @@ namespace loopguard::test {
 struct child_output {
   std::string out, err;  // files; the same path takes both streams
   bool append = false;   // append (a restarted daemon keeps one log) or truncate
+  // Variables set in the child's environment over the test's own (NAME, value).
+  std::vector<std::pair<std::string, std::string>> env = {};
 };
 
 // Starts `program` with `args`; -1 when fork failed.

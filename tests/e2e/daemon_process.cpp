@@ -66,10 +66,12 @@ std::string daemon_process::log() const {
 }
 
 int run_loopguardd(const std::string& dir, std::vector<std::string> args, std::string& output,
-                   std::chrono::milliseconds timeout) {
+                   std::chrono::milliseconds timeout,
+                   std::vector<std::pair<std::string, std::string>> env) {
   const std::string log = dir + "/run.log";
   std::remove(log.c_str());
-  const int code = finish_child(spawn_child(LOOPGUARDD_PATH, std::move(args), {log, log}), timeout);
+  const int code = finish_child(
+      spawn_child(LOOPGUARDD_PATH, std::move(args), {log, log, false, std::move(env)}), timeout);
   output = slurp(log);
   return code;
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace loopguard::test {
@@ -37,7 +38,9 @@ class daemon_process {
 };
 
 // Runs loopguardd to completion with `args` (for refusal tests); exit code and output.
+// `env`: variables set for it over the test's environment.
 int run_loopguardd(const std::string& dir, std::vector<std::string> args, std::string& output,
-                   std::chrono::milliseconds timeout);
+                   std::chrono::milliseconds timeout,
+                   std::vector<std::pair<std::string, std::string>> env = {});
 
 }  // namespace loopguard::test

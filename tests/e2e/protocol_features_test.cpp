@@ -62,9 +62,9 @@ TEST_SUITE("e2e protocol features") {
       daemon_process d(dir.file(""), dir.file("a.db"));
       REQUIRE_MESSAGE(d.port() != 0, d.log());
       ws_client c(d.port());
-      CHECK(welcome_of(c, "s", "w0")["features"] ==
-            json{"detections", "active_verdicts", "error_seq", "swarm_url", "observe", "cost",
-                 "handoff"});
+      CHECK(welcome_of(c, "s", "w0")["features"] == json{"detections", "active_verdicts",
+                                                         "error_seq", "swarm_url", "observe",
+                                                         "cost", "handoff"});
     }
     {
       daemon_process d(dir.file(""), dir.file("b.db"), {"--protocol-features", "none"});

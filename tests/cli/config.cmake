@@ -22,11 +22,7 @@ function(run_config vars)
   set(err "${err}" PARENT_SCOPE)
 endfunction()
 
-function(expect cond message)
-  if(NOT ${${cond}})
-    message(FATAL_ERROR "${message}\nexit: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 
 # A value of the printed JSON by its path (string(JSON ...)); "" when absent.
 function(json_at var)

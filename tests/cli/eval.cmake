@@ -9,11 +9,7 @@ function(run_eval)
   set(err "${err}" PARENT_SCOPE)
 endfunction()
 
-function(expect cond message)
-  if(NOT ${${cond}})
-    message(FATAL_ERROR "${message}\nexit: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 
 # A value of the --json document, by path (string(JSON) GET).
 function(json_get var)

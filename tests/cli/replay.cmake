@@ -10,11 +10,7 @@ function(run_replay)
 endfunction()
 
 # `cond` names a variable holding TRUE or FALSE.
-function(expect cond message)
-  if(NOT ${${cond}})
-    message(FATAL_ERROR "${message}\nexit: ${rc}\nstdout:\n${out}\nstderr:\n${err}")
-  endif()
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/expect.cmake)
 
 if(CASE STREQUAL "expect_all")
   # Every bundled example passes its own expectation under the default preset.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "loopguard/utf8.hpp"
+#include "server/fd_limit.hpp"
 #include "server/listener.hpp"
 #include "server/server_context.hpp"
 #include "service/daemon_log.hpp"
@@ -43,6 +44,7 @@ status daemon_server::open() {
   if (auto s = restore_state(); !s.ok()) return s;
   ctx_ = std::make_shared<server_context>(service_, metrics_);
   ctx_->limits = options_.config.limits;
+  fit_connections_to_descriptors(ctx_->limits);
   ctx_->token = options_.token;
   ctx_->access.configure(options_.token, options_.metrics_token);
   ctx_->features = options_.config.protocol_features;
@@ -87,6 +89,27 @@ status daemon_server::restore_state() {
                {{"db", options_.db}});
   }
   return {};
+}
+
+void daemon_server::fit_connections_to_descriptors(server_limits& limits) {
+  const fd_budget b = raise_fd_limit(limits.max_connections);
+  if (b.soft > b.soft_before) {
+    logs::emit(spdlog::level::info, "fd_limit",
+               "raised the open-file limit from " + std::to_string(b.soft_before) + " to " +
+                   std::to_string(b.soft) + " (the hard limit)",
+               {{"soft", std::to_string(b.soft)}, {"hard", std::to_string(b.hard)}});
+  }
+  if (b.max_connections < limits.max_connections) {
+    logs::emit(spdlog::level::warn, "fd_limit",
+               "lowered max_connections from " + std::to_string(limits.max_connections) + " to " +
+                   std::to_string(b.max_connections) + " to fit the open-file limit " +
+                   std::to_string(b.soft) + " (" + std::to_string(fd_budget::kReserved) +
+                   " kept for the database, HTTP and dashboards); raise it with ulimit -n or "
+                   "LimitNOFILE=",
+               {{"max_connections", std::to_string(b.max_connections)},
+                {"open_file_limit", std::to_string(b.soft)}});
+    limits.max_connections = b.max_connections;
+  }
 }
 
 net::ip::tcp::endpoint daemon_server::local_endpoint() const {

@@ -69,8 +69,9 @@ class daemon_server {
  private:
   status restore_state();
   void begin_drain();
-  void flush_logs_every_second();  // on the I/O threads, once
-  void serve();                    // one I/O thread's loop
+  void flush_logs_every_second();
+  static void fit_connections_to_descriptors(server_limits& limits);  // on the I/O threads, once
+  void serve();                                                       // one I/O thread's loop
 
   daemon_options options_;
   std::unique_ptr<sqlite_checkpoint_store> store_;

@@ -16,7 +16,16 @@ namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
 listener::listener(net::io_context& ioc, std::shared_ptr<server_context> ctx)
-    : ioc_(ioc), acceptor_(net::make_strand(ioc)), ctx_(std::move(ctx)) {}
+    : ioc_(ioc),
+      acceptor_(net::make_strand(ioc)),
+      pause_(acceptor_.get_executor()),
+      ctx_(std::move(ctx)) {}
+
+bool listener::out_of_resources(const beast::error_code& ec) {
+  return ec == net::error::no_descriptors || ec == boost::system::errc::too_many_files_open ||
+         ec == boost::system::errc::too_many_files_open_in_system ||
+         ec == net::error::no_buffer_space || ec == net::error::no_memory;
+}
 
 status listener::open(const tcp::endpoint& endpoint) {
   beast::error_code ec;
@@ -44,6 +53,7 @@ void listener::stop() {
   net::post(acceptor_.get_executor(), [self = shared_from_this()] {
     beast::error_code ec;
     self->acceptor_.close(ec);
+    self->pause_.cancel();
   });
 }
 
@@ -56,8 +66,17 @@ void listener::do_accept() {
 void listener::on_accept(beast::error_code ec, tcp::socket socket) {
   if (ec == net::error::operation_aborted || !acceptor_.is_open()) return;  // stopped
   if (ec) {
-    // e.g. out of file descriptors; keep going (rate-limited: a storm writes a few lines)
     logs::emit(spdlog::level::warn, "accept_failed", "accept: " + ec.message());
+    if (out_of_resources(ec)) {
+      // Out of descriptors (or memory): retrying at once would spin. Pause, and meanwhile serve
+      // the connections already open; a closing one gives a descriptor back.
+      ++ctx_->metrics.accept_pauses;
+      pause_.expires_after(kAcceptPause);
+      pause_.async_wait([self = shared_from_this()](beast::error_code wait_ec) {
+        if (!wait_ec && self->acceptor_.is_open()) self->do_accept();
+      });
+      return;
+    }
   } else {
     // Acks and verdicts are small frames that must leave at once, not wait for Nagle.
     beast::error_code nodelay_ec;

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -27,7 +29,11 @@ class listener : public std::enable_shared_from_this<listener> {
   void on_accept(boost::beast::error_code ec, boost::asio::ip::tcp::socket socket);
 
   boost::asio::io_context& ioc_;
+  static constexpr std::chrono::milliseconds kAcceptPause{100};
+  static bool out_of_resources(const boost::beast::error_code& ec);
+
   boost::asio::ip::tcp::acceptor acceptor_;
+  boost::asio::steady_timer pause_;  // accepting paused: out of descriptors
   std::shared_ptr<server_context> ctx_;
 };
 

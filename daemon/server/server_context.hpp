@@ -35,6 +35,8 @@ struct server_limits {
   static constexpr std::chrono::milliseconds kIdleTimeout{120'000};  // no message received
   static constexpr std::chrono::seconds kHandshakeTimeout{10};
   static constexpr std::chrono::seconds kHttpTimeout{30};
+  // From the error frame to the end of the close handshake; then the socket is torn down.
+  static constexpr std::chrono::seconds kCloseTimeout{5};
   static constexpr std::size_t kMaxHttpHeaderBytes = 8192;
   // Frames above max_frame are refused with an error message; above this multiple Beast stops
   // reading them and closes with 1009 at once.

@@ -227,6 +227,11 @@ void websocket_session::on_events(protocol::events& m) {
     for (auto& e : m.items) e.peer.clear();  // an unknown field to this daemon
   }
   ++ctx_->metrics.batches;
+  if (m.items.empty()) {
+    // A heartbeat: answered with what is acknowledged so far, so every message gets an answer
+    // and the worker hears that the daemon is alive.
+    return queue(frame_of(protocol::ack{acked_}));
+  }
   ingest_result r = ctx_->service.ingest(*id_, m.items);
   ctx_->metrics.events_applied += r.applied;
   ctx_->metrics.events_duplicate += r.duplicates;
@@ -351,7 +356,13 @@ void websocket_session::fail_with(const protocol::error& e, close_code code) {
   queue_.push_back(frame_of(e));
   closing_ = true;
   close_after_ = code;
-  idle_timer_.cancel();
+  // Every close has a deadline: a peer that stopped reading never lets the error frame and the
+  // close handshake through, and would hold its descriptor and a connection slot for good.
+  idle_timer_.expires_after(server_limits::kCloseTimeout);
+  idle_timer_.async_wait([weak = weak_from_this()](beast::error_code ec) {
+    if (ec) return;
+    if (auto self = weak.lock()) self->tear_down();
+  });
   if (!writing_) do_write();
 }
 
@@ -380,6 +391,12 @@ void websocket_session::log_verdict(const protocol::verdict& v) const {
               {"fingerprint", to_hex(v.fingerprint)},
               {"calls", std::to_string(v.calls)},
               {"workers", std::to_string(v.workers)}});
+}
+
+void websocket_session::tear_down() {
+  if (!beast::get_lowest_layer(ws_).socket().is_open()) return;  // it did close meanwhile
+  ++ctx_->metrics.closes_forced;
+  beast::get_lowest_layer(ws_).close();  // pending reads and writes end with an error
 }
 
 void websocket_session::shut_down() {

@@ -62,6 +62,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void do_write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
   void fail_with(const protocol::error& e, close_code code);
+  void tear_down();  // the close deadline passed: the socket is closed without a handshake
   // One log line each (docs/operations.md, "Logs").
   void log_refusal(std::string_view code, std::string_view swarm, std::string_view worker);
   void log_verdict(const protocol::verdict& v) const;

@@ -78,6 +78,12 @@ void daemon_metrics::render_connections(std::string& out) const {
          connections_open.load());
   metric(out, "loopguard_connections_refused_total", "counter",
          "Connections refused for the connection limit.", connections_refused.load());
+  metric(out, "loopguard_closes_forced_total", "counter",
+         "Connections torn down because their close did not complete in time.",
+         closes_forced.load());
+  metric(out, "loopguard_accept_pauses_total", "counter",
+         "Times accepting paused because the process ran out of file descriptors.",
+         accept_pauses.load());
   metric(out, "loopguard_errors_sent_total", "counter", "Error messages sent to workers.",
          errors_sent.load());
   metric(out, "loopguard_local_detections_total", "counter",

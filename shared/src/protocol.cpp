@@ -75,7 +75,8 @@ json cost_json(const cost& c) {
 }
 
 void parse_event(object x, event& e) {
-  x.integer(required("seq"), e.seq);
+  // Sequence numbers start at 1: 0 is what a worker that sent nothing has acknowledged.
+  x.integer(required("seq"), e.seq, 1, std::numeric_limits<std::uint64_t>::max());
   x.string(required("tool"), e.tool, kMaxToolBytes);
   x.string("summary", e.summary, kMaxSummaryBytes);
   read_fp(x, "exact", e.exact);
@@ -141,7 +142,7 @@ void parse_ack(object& r, message& out) {
 
 void parse_gap(object& r, message& out) {
   gap m;
-  r.integer(required("from"), m.from);
+  r.integer(required("from"), m.from, 1, std::numeric_limits<std::uint64_t>::max());
   r.integer(required("to"), m.to);
   out = m;
 }
@@ -504,6 +505,7 @@ result<events> decode_binary(std::string_view bytes) {
         !r.u8(flags) || !r.str(e.tool, kMaxToolBytes) || !r.str(e.summary, kMaxSummaryBytes)) {
       return bad("event " + std::to_string(i) + " is truncated or too long");
     }
+    if (e.seq == 0) return bad("event " + std::to_string(i) + ": seq must be at least 1");
     e.t = std::bit_cast<double>(t);
     if (!std::isfinite(e.t)) {
       return bad("event " + std::to_string(i) + ": t must be a finite number of seconds");

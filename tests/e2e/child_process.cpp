@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -53,6 +54,10 @@ pid_t spawn_child(const std::string& program, std::vector<std::string> args,
   if (pid != 0) return pid;
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(127);
+  if (to.open_files > 0) {
+    const rlimit l{to.open_files, to.open_files};
+    if (::setrlimit(RLIMIT_NOFILE, &l) != 0) ::_exit(126);
+  }
   redirect(to.out.c_str(), flags, 1);
   if (one_file) {
     ::dup2(1, 2);

@@ -17,6 +17,7 @@ struct child_output {
   bool append = false;   // append (a restarted daemon keeps one log) or truncate
   // Variables set in the child's environment over the test's own (NAME, value).
   std::vector<std::pair<std::string, std::string>> env = {};
+  unsigned long open_files = 0;  // the child's RLIMIT_NOFILE, soft and hard (0: inherited)
 };
 
 // Starts `program` with `args`; -1 when fork failed.

@@ -18,8 +18,9 @@ class daemon_process {
   // Starts loopguardd with `--listen 127.0.0.1:0 --db <db> --port-file ...` plus `extra` (which
   // may bring its own --listen, e.g. the port of a daemon killed before), and waits until it
   // listens. On failure port() is 0 and log() says why.
-  daemon_process(const std::string& dir, const std::string& db,
-                 std::vector<std::string> extra = {});
+  // `open_files`: its RLIMIT_NOFILE (0: the test's own).
+  daemon_process(const std::string& dir, const std::string& db, std::vector<std::string> extra = {},
+                 unsigned long open_files = 0);
   ~daemon_process();
   daemon_process(const daemon_process&) = delete;
   daemon_process& operator=(const daemon_process&) = delete;

@@ -124,6 +124,12 @@ result<daemon_config> config_of(const flags& f) {
 result<daemon_options> options_of(daemon_config c) {
   daemon_options o;
   o.endpoint = *parse_listen(c.listen);
+  if (c.token_file.empty() && !o.endpoint.address().is_loopback()) {
+    return status::error("listen " + c.listen +
+                         ": without a token the daemon serves loopback only (anyone who reaches "
+                         "the port could act as any worker); give token_file to listen on " +
+                         o.endpoint.address().to_string());
+  }
   if (!c.token_file.empty()) {
     auto token = load_token(c.token_file);
     if (!token) return token.error();

@@ -1,7 +1,10 @@
 #include "server/daemon_config.hpp"
 
+#include <sys/stat.h>
 #include <algorithm>
 #include <charconv>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -218,6 +221,13 @@ nlohmann::json to_json(const daemon_config& c) {
 result<std::string> load_token(const std::string& path) {
   std::ifstream in(path);
   if (!in) return status::error(path + ": cannot read the token file");
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return status::error(path + ": the token file may be read by others (mode " + mode +
+                         "); make it readable by its owner only: chmod 600 " + path);
+  }
   std::string line;
   std::getline(in, line);
   const auto first = line.find_first_not_of(" \t\r\n");

@@ -66,8 +66,8 @@ status apply_env(daemon_config& c, env_lookup get);
 // Every setting, as the config file would hold it (--print-config).
 nlohmann::json to_json(const daemon_config& c);
 
-// Reads a token file: its first line, surrounding whitespace removed; an error if unreadable or
-// empty.
+// Reads a token file: its first line, surrounding whitespace removed; an error if unreadable,
+// empty, or readable or writable by its group or others (a secret must be the owner's alone).
 result<std::string> load_token(const std::string& path);
 
 }  // namespace loopguard::daemon

@@ -4,6 +4,7 @@
 
 #include <signal.h>
 
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
@@ -213,6 +214,7 @@ TEST_SUITE("e2e") {
             doctest::timeout(30)) {
     test::temp_dir dir;
     std::ofstream(dir.file("token")) << "s3cret\n";
+    std::filesystem::permissions(dir.file("token"), std::filesystem::perms::owner_read);
     daemon_process d(dir.file(""), dir.file("lg.db"),
                      {"--token-file", dir.file("token"), "--idle-timeout", "2000"});
     REQUIRE_MESSAGE(d.port() != 0, d.log());

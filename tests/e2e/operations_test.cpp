@@ -434,4 +434,23 @@ TEST_SUITE("e2e") {
     CHECK(http_request(d.port(), "POST", "/api/logout", {{"Cookie", cookie}}).status == 204);
     CHECK(live.wait_closed(5s) == 1008);  // policy: the session ended
   }
+
+  TEST_CASE(
+      "operations: a token file others may read is refused, and without a token only "
+      "loopback is served" *
+      doctest::timeout(30)) {
+    test::temp_dir dir;
+    const auto token = dir.file("token");
+    std::ofstream(token) << "t\n";
+    ::chmod(token.c_str(), 0644);
+    std::string out;
+    CHECK(test::run_loopguardd(dir.file(""), {"--token-file", token, "--db", dir.file("a.db")}, out,
+                               10s) == 2);
+    CHECK(out.find("the token file may be read by others (mode 0644); make it readable by its "
+                   "owner only: chmod 600") != std::string::npos);
+    // Refused before anything is bound: the test listens on no other address.
+    CHECK(test::run_loopguardd(dir.file(""), {"--listen", "0.0.0.0:0", "--db", dir.file("b.db")},
+                               out, 10s) == 2);
+    CHECK(out.find("without a token the daemon serves loopback only") != std::string::npos);
+  }
 }

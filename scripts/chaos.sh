@@ -96,6 +96,16 @@ start_daemon() {
   fail "loopguardd did not start on 127.0.0.1:$1 (3 attempts)"
 }
 
+# Adds the daemon's duplicate and compaction counters to the run's totals (a scrape just before
+# each kill and at the end, so a lifetime's last moments may be missed: at least these many).
+duplicates=0 compactions=0
+scrape() {
+  local m
+  m=$(curl -s --max-time 2 "http://127.0.0.1:$port/metrics" 2>/dev/null) || return 0
+  duplicates=$((duplicates + $(awk '$1 == "loopguard_events_duplicate_total" { print $2 + 0 }' <<<"$m")))
+  compactions=$((compactions + $(awk '$1 == "loopguard_compactions_total" { print $2 + 0 }' <<<"$m")))
+}
+
 # N sorted kill times (seconds after the load starts), in [0.5, S - 0.5].
 kill_times=$(awk -v n="$kills" -v s="$seconds" -v seed="$seed" 'BEGIN {
   srand(seed); for (i = 0; i < n; i++) printf "%.3f\n", 0.5 + rand() * (s - 1) }' | sort -n)
@@ -117,6 +127,7 @@ for at in $kill_times; do
     wait "$dpid" && code=0 || code=$?
     fail "loopguardd exited by itself (status $code) before kill $((done_kills + 1))"
   fi
+  scrape
   kill -KILL "$dpid"
   { wait "$dpid" && code=0 || code=$?; } 2>/dev/null
   ((code == 137)) || fail "kill $((done_kills + 1)): loopguardd exited with $code, not 137"
@@ -141,6 +152,9 @@ lpid=""
 echo "kills                $done_kills"
 grep -vxE 'PASS|FAIL' "$work/load.out" || true
 cat "$work/load.err" >&2
+scrape
+echo "duplicates skipped   $duplicates (daemon; at least)"
+echo "compactions          $compactions (daemon; at least)"
 ((load_code == 0)) || fail "events lost or counted twice, or not all acknowledged (figures above)"
 kill -TERM "$dpid"
 for _ in $(seq 150); do

@@ -17,9 +17,11 @@ class daemon_process {
  public:
   // Starts loopguardd with `--listen 127.0.0.1:0 --db <db> --port-file ...` plus `extra` (which
   // may bring its own --listen, e.g. the port of a daemon killed before), and waits until it
-  // listens. On failure port() is 0 and log() says why.
-  daemon_process(const std::string& dir, const std::string& db,
-                 std::vector<std::string> extra = {});
+  // listens. On failure port() is 0 and log() says why. `launcher` (absolute program path, then
+  // its arguments) runs loopguardd through a program that execs it under the same PID, e.g.
+  // nsenter into a mount namespace (tests/e2e/full_disk_test.cpp).
+  daemon_process(const std::string& dir, const std::string& db, std::vector<std::string> extra = {},
+                 std::vector<std::string> launcher = {});
   ~daemon_process();
   daemon_process(const daemon_process&) = delete;
   daemon_process& operator=(const daemon_process&) = delete;

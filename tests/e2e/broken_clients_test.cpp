@@ -149,7 +149,7 @@ TEST_SUITE("e2e broken clients") {
     raise_own_fd_limit();
     test::temp_dir dir;
     constexpr unsigned long kOpenFiles = 200;  // 200 - 128 reserved: 72 connections
-    daemon_process d(dir.file(""), dir.file("lg.db"), {}, kOpenFiles);
+    daemon_process d(dir.file(""), dir.file("lg.db"), {}, {.open_files = kOpenFiles});
     REQUIRE_MESSAGE(d.port() != 0, d.log());
     CHECK(d.log().find("lowered max_connections from 1024 to 72 to fit the open-file limit 200") !=
           std::string::npos);

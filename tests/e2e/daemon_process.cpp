@@ -14,7 +14,7 @@
 namespace loopguard::test {
 
 daemon_process::daemon_process(const std::string& dir, const std::string& db,
-                               std::vector<std::string> extra, unsigned long open_files) {
+                               std::vector<std::string> extra, daemon_launch how) {
   static std::atomic<int> counter{0};
   const std::string tag = std::to_string(counter++);
   log_path_ = dir + "/loopguardd-" + tag + ".log";
@@ -28,7 +28,13 @@ daemon_process::daemon_process(const std::string& dir, const std::string& db,
   if (!given("--checkpoint-interval")) args.insert(args.end(), {"--checkpoint-interval", "10"});
   if (!given("--listen")) args.insert(args.end(), {"--listen", "127.0.0.1:0"});
   args.insert(args.end(), extra.begin(), extra.end());
-  pid_ = spawn_child(LOOPGUARDD_PATH, args, {log_path_, log_path_, true, {}, open_files});
+  std::string program = LOOPGUARDD_PATH;
+  if (!how.launcher.empty()) {
+    args.insert(args.begin(), program);
+    args.insert(args.begin(), how.launcher.begin() + 1, how.launcher.end());
+    program = how.launcher.front();
+  }
+  pid_ = spawn_child(program, args, {log_path_, log_path_, true, {}, how.open_files});
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
     std::ifstream in(port_file);

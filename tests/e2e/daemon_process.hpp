@@ -13,14 +13,22 @@
 
 namespace loopguard::test {
 
+// How a test's loopguardd is started beyond its flags.
+struct daemon_launch {
+  unsigned long open_files = 0;  // its RLIMIT_NOFILE (0: the test's own)
+  // An absolute program path, then its arguments, that execs loopguardd under the same PID,
+  // e.g. nsenter into a mount namespace (tests/e2e/full_disk_test.cpp).
+  std::vector<std::string> launcher = {};
+};
+
 class daemon_process {
  public:
   // Starts loopguardd with `--listen 127.0.0.1:0 --db <db> --port-file ...` plus `extra` (which
   // may bring its own --listen, e.g. the port of a daemon killed before), and waits until it
-  // listens. On failure port() is 0 and log() says why.
-  // `open_files`: its RLIMIT_NOFILE (0: the test's own).
+  // listens. On failure port() is 0 and log() says why. `how` may limit its descriptors or run it
+  // through a launcher.
   daemon_process(const std::string& dir, const std::string& db, std::vector<std::string> extra = {},
-                 unsigned long open_files = 0);
+                 daemon_launch how = {});
   ~daemon_process();
   daemon_process(const daemon_process&) = delete;
   daemon_process& operator=(const daemon_process&) = delete;

@@ -53,6 +53,7 @@ void read_limits(json_fields::object x, server_limits& l) {
     l.idle_timeout = std::chrono::milliseconds(idle_ms);
   }
   x.integer("max_frame", l.max_frame, 1024, protocol::kMaxFrameBytes);
+  x.integer("max_events_per_second", l.max_events_per_second, 1, 1'000'000'000);
 }
 
 void read_log(json_fields::object x, daemon_config& c) {
@@ -213,7 +214,8 @@ nlohmann::json to_json(const daemon_config& c) {
            {{"max_connections", c.limits.max_connections},
             {"max_send_queue", c.limits.max_send_queue},
             {"idle_timeout_ms", c.limits.idle_timeout.count()},
-            {"max_frame", c.limits.max_frame}}},
+            {"max_frame", c.limits.max_frame},
+            {"max_events_per_second", c.limits.max_events_per_second}}},
           {"checkpoint_interval_ms", c.checkpoint_interval.count()},
           {"protocol_features", c.protocol_features}};
 }

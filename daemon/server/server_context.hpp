@@ -46,6 +46,11 @@ struct server_limits {
   std::size_t max_send_queue = kMaxSendQueue;
   std::chrono::milliseconds idle_timeout = kIdleTimeout;
   std::size_t max_frame = protocol::kMaxFrameBytes;
+  // New events per second one connection may send (resent ones are free), by back-pressure:
+  // beyond it the daemon reads that connection more slowly, never closes it. A burst of one
+  // second's worth passes at once.
+  static constexpr std::uint64_t kMaxEventsPerSecond = 200'000;
+  std::uint64_t max_events_per_second = kMaxEventsPerSecond;
 };
 
 // The sessions that said hello, by swarm. Holds weak_ptrs only: a session's lifetime is its

@@ -24,7 +24,13 @@ std::shared_ptr<const std::string> frame_of(const protocol::message& m) {
 websocket_session::websocket_session(net::ip::tcp::socket&& socket,
                                      beast::flat_buffer&& already_read,
                                      std::shared_ptr<server_context> ctx)
-    : ws_(std::move(socket)), ctx_(std::move(ctx)), idle_timer_(ws_.get_executor()) {
+    : ws_(std::move(socket)),
+      ctx_(std::move(ctx)),
+      idle_timer_(ws_.get_executor()),
+      read_pause_(ws_.get_executor()),
+      rate_(static_cast<double>(ctx_->limits.max_events_per_second),
+            static_cast<double>(ctx_->limits.max_events_per_second),
+            std::chrono::steady_clock::now()) {
   auto& front = ws_.next_layer().buffer();
   const auto n = already_read.size();
   front.commit(net::buffer_copy(front.prepare(n), already_read.data()));
@@ -107,7 +113,9 @@ void websocket_session::on_read(beast::error_code ec, std::size_t bytes) {
         close_code::internal_error);
   }
   buffer_.consume(buffer_.size());
-  if (!closing_) do_read();
+  if (closing_) return;
+  if (pause_ > std::chrono::steady_clock::duration::zero()) return pause_reading();
+  do_read();
 }
 
 void websocket_session::handle_frame(std::string_view bytes, bool text) {
@@ -233,6 +241,7 @@ void websocket_session::on_events(protocol::events& m) {
     return queue(frame_of(protocol::ack{acked_}));
   }
   ingest_result r = ctx_->service.ingest(*id_, m.items);
+  pause_ = rate_.take(r.applied, std::chrono::steady_clock::now());  // resent events are free
   ctx_->metrics.events_applied += r.applied;
   ctx_->metrics.events_duplicate += r.duplicates;
   if (r.applied + r.duplicates > 0) {
@@ -251,6 +260,20 @@ void websocket_session::on_events(protocol::events& m) {
     ctx_->metrics.verdicts_pushed += ctx_->broadcast(id_->swarm, frame, this, v.to);
   }
   if (!r.error.ok()) fail_with({r.error.code(), r.error.message()}, close_code::policy_error);
+}
+
+// Back-pressure: this connection is not read until its rate allows; TCP holds the worker back.
+void websocket_session::pause_reading() {
+  ++ctx_->metrics.read_pauses;
+  ctx_->metrics.read_paused_us += static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(pause_).count());
+  read_pause_.expires_after(pause_);
+  pause_ = {};
+  read_pause_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    if (ec || self->closing_) return;
+    self->last_activity_ = std::chrono::steady_clock::now();  // waiting on us is not idling
+    self->do_read();
+  });
 }
 
 void websocket_session::on_gap(const protocol::gap& m) {

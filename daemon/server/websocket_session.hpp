@@ -16,6 +16,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "server/buffered_stream.hpp"
+#include "server/rate_limiter.hpp"
 #include "server/server_context.hpp"
 
 namespace loopguard::daemon {
@@ -62,7 +63,8 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void do_write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
   void fail_with(const protocol::error& e, close_code code);
-  void tear_down();  // the close deadline passed: the socket is closed without a handshake
+  void tear_down();
+  void pause_reading();  // the close deadline passed: the socket is closed without a handshake
   // One log line each (docs/operations.md, "Logs").
   void log_refusal(std::string_view code, std::string_view swarm, std::string_view worker);
   void log_verdict(const protocol::verdict& v) const;
@@ -73,6 +75,9 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   std::shared_ptr<server_context> ctx_;
   boost::beast::flat_buffer buffer_;
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer read_pause_;  // back-pressure: the next read waits on it
+  rate_limiter rate_;
+  std::chrono::steady_clock::duration pause_{};  // set by on_events, taken by on_read
   std::chrono::steady_clock::time_point last_activity_;
   std::deque<std::shared_ptr<const std::string>> queue_;  // front is in flight when writing_
   bool writing_ = false;

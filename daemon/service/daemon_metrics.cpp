@@ -84,6 +84,14 @@ void daemon_metrics::render_connections(std::string& out) const {
   metric(out, "loopguard_accept_pauses_total", "counter",
          "Times accepting paused because the process ran out of file descriptors.",
          accept_pauses.load());
+  metric(out, "loopguard_rate_limited_total", "counter",
+         "Times a connection over its event rate was not read for a while (back-pressure).",
+         read_pauses.load());
+  char paused[32];
+  std::snprintf(paused, sizeof paused, "%.6f", static_cast<double>(read_paused_us.load()) / 1e6);
+  out += std::string("# HELP loopguard_rate_limited_seconds_total Time connections over their ") +
+         "event rate were not read.\n# TYPE loopguard_rate_limited_seconds_total counter\n" +
+         "loopguard_rate_limited_seconds_total " + paused + "\n";
   metric(out, "loopguard_errors_sent_total", "counter", "Error messages sent to workers.",
          errors_sent.load());
   metric(out, "loopguard_local_detections_total", "counter",

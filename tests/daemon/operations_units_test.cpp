@@ -10,6 +10,7 @@
 #include "../daemon/fault_injecting_store.hpp"
 #include "server/access_control.hpp"
 #include "server/daemon_config.hpp"
+#include "server/rate_limiter.hpp"
 #include "service/checkpointer.hpp"
 #include "service/daemon_log.hpp"
 #include "service/line_limiter.hpp"
@@ -179,6 +180,17 @@ TEST_SUITE("operations") {
     CHECK(j["event"] == "refused");
     CHECK(j["worker"] == "w\n2026-11-25 error forged \"x\"\xEF\xBF\xBD");
     CHECK(json_text.find('\n') == std::string::npos);
+  }
+
+  TEST_CASE("rate_limiter: a burst passes, a debt is waited off, time refills") {
+    const auto t0 = rate_limiter::clock::time_point{} + 1h;
+    rate_limiter r(100, 100, t0);
+    CHECK(r.take(100, t0) == rate_limiter::clock::duration::zero());
+    CHECK(r.take(50, t0) == std::chrono::duration_cast<rate_limiter::clock::duration>(500ms));
+    // 1 s later the debt of 50 is paid and 50 more are in the bucket.
+    CHECK(r.take(50, t0 + 1s) == rate_limiter::clock::duration::zero());
+    CHECK(r.take(0, t0 + 1h) == rate_limiter::clock::duration::zero());  // never above burst
+    CHECK(r.take(101, t0 + 1h) == std::chrono::duration_cast<rate_limiter::clock::duration>(10ms));
   }
 
   TEST_CASE("logs: formats and levels by name") {

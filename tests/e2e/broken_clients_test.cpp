@@ -208,4 +208,45 @@ TEST_SUITE("e2e broken clients") {
     }
     CHECK(lines <= 20);  // rate-limited
   }
+
+  TEST_CASE(
+      "a worker over its event rate is slowed by back-pressure, never closed, and resent "
+      "events are free" *
+      doctest::timeout(60)) {
+    test::temp_dir dir;
+    const auto config = dir.file("c.json");
+    std::ofstream(config) << R"({"limits": {"max_events_per_second": 500}})";
+    daemon_process d(dir.file(""), dir.file("lg.db"), {"--config", config});
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    const auto send_all = [](ws_client& c) {
+      for (std::uint64_t from = 1; from <= 1500; from += 100) {
+        protocol::events batch;
+        for (std::uint64_t seq = from; seq < from + 100; ++seq) {
+          batch.items.push_back(test::wire_event(seq, 1 + seq % 50, double(seq), 3));
+        }
+        c.send(json::parse(protocol::serialize(batch)));
+      }
+    };
+    {
+      ws_client fast(d.port());
+      REQUIRE(fast.hello("s", "fast", "inc") == 0u);
+      send_all(fast);  // 3 s worth at once: one second's burst passes, the rest waits
+      CHECK(fast.wait_ack(1500, 30s));
+      CHECK(fast.received("error").empty());
+    }
+    const double pauses = metric_value(d.port(), "loopguard_rate_limited_total");
+    CHECK(pauses >= 1);
+    CHECK(metric_value(d.port(), "loopguard_rate_limited_seconds_total") >= 0.5);
+    // The same incarnation again, resending everything: all duplicates, nothing to wait for.
+    ws_client again(d.port());
+    REQUIRE(again.hello("s", "fast", "inc") == 1500u);
+    send_all(again);
+    std::this_thread::sleep_for(300ms);
+    again.send(json{{"type", "events"}, {"events", json::array()}});  // answered after them
+    const auto ack = again.next_of("ack", 10s);
+    REQUIRE(ack.has_value());
+    CHECK((*ack)["seq"] == 1500);
+    CHECK(metric_value(d.port(), "loopguard_rate_limited_total") == pauses);
+    CHECK(metric_value(d.port(), "loopguard_events_duplicate_total") == 1500);
+  }
 }

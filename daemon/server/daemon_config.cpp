@@ -53,7 +53,8 @@ void read_limits(json_fields::object x, server_limits& l) {
     l.idle_timeout = std::chrono::milliseconds(idle_ms);
   }
   x.integer("max_frame", l.max_frame, 1024, protocol::kMaxFrameBytes);
-  x.integer("max_events_per_second", l.max_events_per_second, 1, 1'000'000'000);
+  // At least 1,000: one batch (at most 1,024 events) then costs at most about a second's pause.
+  x.integer("max_events_per_second", l.max_events_per_second, 1000, 1'000'000'000);
 }
 
 void read_log(json_fields::object x, daemon_config& c) {

@@ -99,6 +99,12 @@ void daemon_server::fit_connections_to_descriptors(server_limits& limits) {
                    std::to_string(b.soft) + " (the hard limit)",
                {{"soft", std::to_string(b.soft)}, {"hard", std::to_string(b.hard)}});
   }
+  if (b.raise_failed) {
+    logs::emit(spdlog::level::warn, "fd_limit",
+               "could not raise the open-file limit " + std::to_string(b.soft) +
+                   " towards the hard limit " + std::to_string(b.hard),
+               {{"soft", std::to_string(b.soft)}, {"hard", std::to_string(b.hard)}});
+  }
   if (b.max_connections < limits.max_connections) {
     logs::emit(spdlog::level::warn, "fd_limit",
                "lowered max_connections from " + std::to_string(limits.max_connections) + " to " +

@@ -70,7 +70,7 @@ class daemon_server {
   status restore_state();
   void begin_drain();
   void flush_logs_every_second();
-  static void fit_connections_to_descriptors(server_limits& limits);  // on the I/O threads, once
+  static void fit_connections_to_descriptors(server_limits& limits);  // in open()
   void serve();                                                       // one I/O thread's loop
 
   daemon_options options_;

@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <fstream>
 
 namespace loopguard::daemon {
 
@@ -24,7 +25,20 @@ fd_budget raise_fd_limit(std::size_t wanted) {
   if (l.rlim_cur < l.rlim_max) {
     rlimit raised = l;
     raised.rlim_cur = l.rlim_max;
-    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) l = raised;
+    // An unlimited (or huge) hard limit is above what the kernel allows one process
+    // (fs.nr_open): then that is the most the soft limit can be.
+    if (::setrlimit(RLIMIT_NOFILE, &raised) != 0) {
+      std::uint64_t nr_open = 0;
+      std::ifstream("/proc/sys/fs/nr_open") >> nr_open;
+      if (nr_open > l.rlim_cur) {
+        raised.rlim_cur = std::min<rlim_t>(l.rlim_max, static_cast<rlim_t>(nr_open));
+        if (::setrlimit(RLIMIT_NOFILE, &raised) != 0) raised = l;
+      } else {
+        raised = l;
+      }
+    }
+    b.raise_failed = raised.rlim_cur == l.rlim_cur;
+    l = raised;
   }
   b.soft = l.rlim_cur;
   b.max_connections =

@@ -15,6 +15,7 @@ struct fd_budget {
   static constexpr std::uint64_t kReserved = 128;  // database, log, listener, HTTP, dashboards
   std::uint64_t soft_before = 0, soft = 0, hard = 0;
   std::size_t max_connections = 0;  // what fits, at most the configured limit
+  bool raise_failed = false;        // soft was below hard and could not be raised
 };
 
 // Pure: the connections that fit under `fd_limit` descriptors (at least 1).

@@ -49,7 +49,7 @@ struct server_limits {
   // New events per second one connection may send (resent ones are free), by back-pressure:
   // beyond it the daemon reads that connection more slowly, never closes it. A burst of one
   // second's worth passes at once.
-  static constexpr std::uint64_t kMaxEventsPerSecond = 200'000;
+  static constexpr std::uint64_t kMaxEventsPerSecond = 1'000'000;
   std::uint64_t max_events_per_second = kMaxEventsPerSecond;
 };
 

@@ -85,9 +85,13 @@ void websocket_session::do_read() {
 
 void websocket_session::on_read(beast::error_code ec, std::size_t bytes) {
   if (ec) {
+    // Closed by the peer, reset, or too big for Beast (1009 sent by Beast). A write still stuck
+    // on a peer that half-closed but never reads would hold the session for good: torn down.
     closing_ = true;
     idle_timer_.cancel();
-    return;  // closed by the peer, reset, or too big for Beast (1009 sent by Beast)
+    read_pause_.cancel();
+    if (writing_) tear_down();
+    return;
   }
   if (closing_) return;
   last_activity_ = std::chrono::steady_clock::now();
@@ -269,7 +273,9 @@ void websocket_session::pause_reading() {
       std::chrono::duration_cast<std::chrono::microseconds>(pause_).count());
   read_pause_.expires_after(pause_);
   pause_ = {};
+  paused_ = true;
   read_pause_.async_wait([self = shared_from_this()](beast::error_code ec) {
+    self->paused_ = false;
     if (ec || self->closing_) return;
     self->last_activity_ = std::chrono::steady_clock::now();  // waiting on us is not idling
     self->do_read();
@@ -379,6 +385,7 @@ void websocket_session::fail_with(const protocol::error& e, close_code code) {
   queue_.push_back(frame_of(e));
   closing_ = true;
   close_after_ = code;
+  read_pause_.cancel();
   // Every close has a deadline: a peer that stopped reading never lets the error frame and the
   // close handshake through, and would hold its descriptor and a connection slot for good.
   idle_timer_.expires_after(server_limits::kCloseTimeout);
@@ -417,6 +424,7 @@ void websocket_session::log_verdict(const protocol::verdict& v) const {
 }
 
 void websocket_session::tear_down() {
+  read_pause_.cancel();
   if (!beast::get_lowest_layer(ws_).socket().is_open()) return;  // it did close meanwhile
   ++ctx_->metrics.closes_forced;
   beast::get_lowest_layer(ws_).close();  // pending reads and writes end with an error
@@ -438,8 +446,8 @@ void websocket_session::start_idle_timer() {
 
 void websocket_session::on_idle(beast::error_code ec) {
   if (ec || closing_) return;  // cancelled: the session is closing
-  if (std::chrono::steady_clock::now() - last_activity_ < ctx_->limits.idle_timeout) {
-    return start_idle_timer();  // something arrived meanwhile
+  if (paused_ || std::chrono::steady_clock::now() - last_activity_ < ctx_->limits.idle_timeout) {
+    return start_idle_timer();  // something arrived meanwhile, or the daemon holds it back
   }
   fail_with({std::string(protocol::codes::idle_timeout),
              "no message for " + std::to_string(ctx_->limits.idle_timeout.count()) + " ms"},

@@ -63,8 +63,8 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void do_write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
   void fail_with(const protocol::error& e, close_code code);
-  void tear_down();
-  void pause_reading();  // the close deadline passed: the socket is closed without a handshake
+  void tear_down();      // the close deadline passed: the socket is closed without a handshake
+  void pause_reading();  // over the event rate: the next read waits (back-pressure)
   // One log line each (docs/operations.md, "Logs").
   void log_refusal(std::string_view code, std::string_view swarm, std::string_view worker);
   void log_verdict(const protocol::verdict& v) const;
@@ -78,6 +78,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   boost::asio::steady_timer read_pause_;  // back-pressure: the next read waits on it
   rate_limiter rate_;
   std::chrono::steady_clock::duration pause_{};  // set by on_events, taken by on_read
+  bool paused_ = false;                          // a read waits on read_pause_: not idle
   std::chrono::steady_clock::time_point last_activity_;
   std::deque<std::shared_ptr<const std::string>> queue_;  // front is in flight when writing_
   bool writing_ = false;

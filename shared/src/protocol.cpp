@@ -142,7 +142,7 @@ void parse_ack(object& r, message& out) {
 
 void parse_gap(object& r, message& out) {
   gap m;
-  r.integer(required("from"), m.from, 1, std::numeric_limits<std::uint64_t>::max());
+  r.integer(required("from"), m.from);
   r.integer(required("to"), m.to);
   out = m;
 }
@@ -385,7 +385,7 @@ std::optional<std::uint64_t> json_event_seq(std::string_view text, std::size_t i
   if (list == nullptr || index >= list->size()) return std::nullopt;
   std::uint64_t seq = 0;
   if (!r.item(list, "events", index).integer(required("seq"), seq)) return std::nullopt;
-  return seq;
+  return seq == 0 ? std::nullopt : std::optional(seq);  // no event 0 for a worker to drop
 }
 
 // Event `index` of a binary batch starts after the events before it, which decoded.
@@ -409,7 +409,7 @@ std::optional<std::uint64_t> binary_event_seq(std::string_view bytes, std::size_
     }
   }
   std::uint64_t seq = 0;
-  if (!r.u64(seq)) return std::nullopt;
+  if (!r.u64(seq) || seq == 0) return std::nullopt;  // no event 0 for a worker to drop
   return seq;
 }
 

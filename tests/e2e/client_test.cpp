@@ -101,6 +101,9 @@ TEST_SUITE("client") {
         for (auto& c : clients) send_events(*c, 1);
         if (i == kill_after) d->signal(SIGSTOP);
         if (i == kill_after + 5) {
+          // Long enough for the clients to write those events (flush_delay): they reach the
+          // stopped daemon's socket and die with it, so they must be resent.
+          std::this_thread::sleep_for(50ms);
           for (auto& c : clients) in_flight_at_kills += c->stats().sent - c->stats().acknowledged;
           d->signal(SIGKILL);
           CHECK(d->wait(5s) == 128 + SIGKILL);

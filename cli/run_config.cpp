@@ -20,13 +20,8 @@ result<manager_config> load_config(const std::string& preset_name, const std::st
     }
     return *p;
   }
-  std::ifstream in(config_file, std::ios::binary);
-  if (!in) return status::error(config_file + ": cannot open");
-  std::ostringstream whole;
-  whole << in.rdbuf();
-  const std::string text = std::move(whole).str();
-  const auto doc = json_input::parse(text);
-  if (!doc) return doc.error().with_context(config_file + ": ");
+  const auto doc = json_input::parse_file(config_file);
+  if (!doc) return doc.error();
   // The SDK's config file holds the detector configuration and, optionally, a "daemon" object
   // (checked, then ignored: replaying judges offline).
   auto config = parse_sdk_config(doc->value);

@@ -145,13 +145,8 @@ result<std::vector<std::string>> parse_protocol_features(std::string_view list) 
 }
 
 result<daemon_config> load_config(const std::string& path, daemon_config base) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return status::error(path + ": cannot read the config file");
-  std::ostringstream whole;
-  whole << in.rdbuf();
-  const std::string text = std::move(whole).str();
-  const auto doc = json_input::parse(text);
-  if (!doc) return doc.error().with_context(path + ": ");
+  const auto doc = json_input::parse_file(path);
+  if (!doc) return doc.error();
   if (status s = read_config(doc->value, base); !s.ok()) return s.with_context(path + ": ");
   return base;
 }

@@ -1,5 +1,8 @@
 #include "loopguard/json_input.hpp"
 
+#include <fstream>
+#include <sstream>
+
 #include "loopguard/utf8.hpp"
 
 namespace loopguard::json_input {
@@ -144,6 +147,17 @@ result<document> parse(std::string_view text) {
     return status::error("not valid JSON: " + utf8::repair(e.what()));
   }
   return out;
+}
+
+result<document> parse_file(const std::string& path) {
+  const std::string name = utf8::repair(path);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return status::error(name + ": cannot read the config file");
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  auto doc = parse(std::move(whole).str());
+  if (!doc) return doc.error().with_context(name + ": ");
+  return doc;
 }
 
 }  // namespace loopguard::json_input

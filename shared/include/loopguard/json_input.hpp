@@ -38,6 +38,10 @@ struct document {
 // with its line and column, the depth, size or number limit, a NUL byte).
 result<document> parse(std::string_view text);
 
+// Reads the file at `path` whole and parses it (a config file). Every error starts with
+// `path: ` (`PATH: cannot read the config file`, `PATH: not valid JSON: ...`).
+result<document> parse_file(const std::string& path);
+
 // The repair rule applied to the string literals of JSON text, and the size, NUL and depth
 // checks, without parsing. `text` is empty when nothing needed repair (then the input is the
 // text to parse).

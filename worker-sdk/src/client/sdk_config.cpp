@@ -115,13 +115,8 @@ result<sdk_config> parse_sdk_config(const json& doc) {
 
 result<sdk_config> load_sdk_config(const std::string& path) {
   const std::string name = utf8::repair(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return status::error(name + ": cannot read the config file");
-  std::ostringstream whole;
-  whole << in.rdbuf();
-  const std::string text = std::move(whole).str();
-  const auto doc = json_input::parse(text);
-  if (!doc) return doc.error().with_context(name + ": ");
+  const auto doc = json_input::parse_file(path);
+  if (!doc) return doc.error();
   auto c = parse_sdk_config(doc->value);
   if (!c) return c.error().with_context(name + ": ");
   if (!c->token_file.empty()) {

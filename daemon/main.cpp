@@ -36,7 +36,8 @@ void write_port_file(const std::string& path, unsigned short port) {
 // file, which overrides the defaults (docs/operations.md, "Configuration").
 struct flags {
   std::string config_file, port_file;
-  std::optional<std::string> listen, db, token_file, metrics_token_file, protocol_features;
+  std::optional<std::string> listen, db, token_file, tokens_file, metrics_token_file,
+      protocol_features;
   std::optional<std::string> log_level, log_format;
   std::optional<std::uint64_t> threads, compact_log_mb;
   std::optional<long> interval_ms, idle_ms;
@@ -51,7 +52,9 @@ void add_flags(CLI::App& app, flags& f) {
                  "address:port to listen on (default 127.0.0.1:7070; port 0 picks one)");
   app.add_option("--db", f.db, "SQLite checkpoint file (default ./loopguard.db)");
   app.add_option("--token-file", f.token_file,
-                 "file whose first line is the token: every hello and the HTTP API need it");
+                 "file whose first line is an admin token (every swarm, the HTTP API)");
+  app.add_option("--tokens-file", f.tokens_file,
+                 "file of tokens with their grants, one per line (docs/operations.md, Access)");
   app.add_option("--metrics-token-file", f.metrics_token_file,
                  "file whose first line /metrics needs as a bearer token (default: open)");
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
@@ -95,6 +98,7 @@ result<daemon_config> config_of(const flags& f) {
   }
   if (f.db) c.db = *f.db;
   if (f.token_file) c.token_file = *f.token_file;
+  if (f.tokens_file) c.tokens_file = *f.tokens_file;
   if (f.metrics_token_file) c.metrics_token_file = *f.metrics_token_file;
   if (f.threads) c.threads = *f.threads;
   if (f.compact_log_mb) c.compact_log_mb = *f.compact_log_mb;
@@ -124,16 +128,15 @@ result<daemon_config> config_of(const flags& f) {
 result<daemon_options> options_of(daemon_config c) {
   daemon_options o;
   o.endpoint = *parse_listen(c.listen);
-  if (c.token_file.empty() && !o.endpoint.address().is_loopback()) {
+  auto tokens = load_tokens(c);
+  if (!tokens) return tokens.error();
+  o.tokens = std::move(*tokens);
+  if (o.tokens.empty() && !o.endpoint.address().is_loopback()) {
     return status::error("listen " + c.listen +
-                         ": without a token the daemon serves loopback only (anyone who reaches "
-                         "the port could act as any worker); give token_file to listen on " +
+                         ": without tokens the daemon serves loopback only (anyone who reaches "
+                         "the port could act as any worker); give tokens_file or token_file to "
+                         "listen on " +
                          o.endpoint.address().to_string());
-  }
-  if (!c.token_file.empty()) {
-    auto token = load_token(c.token_file);
-    if (!token) return token.error();
-    o.token = std::move(*token);
   }
   if (!c.metrics_token_file.empty()) {
     auto token = load_token(c.metrics_token_file);
@@ -169,6 +172,11 @@ void serve_until_signalled(daemon_server& d, const std::string& port_file) {
                  ":" + std::to_string(bound.port()) + "/",
              {{"address", bound.address().to_string() + ":" + std::to_string(bound.port())},
               {"token", d.requires_token() ? "required" : "none"}});
+  if (!d.requires_token()) {
+    logs::emit(spdlog::level::warn, "no_tokens",
+               "no tokens configured: serving loopback only, and any local process may act as "
+               "any worker of any swarm and read the API (give tokens_file to bind identities)");
+  }
   d.run();
   signal_ioc.stop();
   signal_thread.join();

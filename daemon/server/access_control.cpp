@@ -11,18 +11,6 @@
 
 namespace loopguard::daemon {
 
-bool same_secret(std::string_view a, std::string_view b) {
-  // The length is not secret; the bytes are compared all the way through.
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto x = static_cast<unsigned char>(i < a.size() ? a[i] : 0);
-    const auto y = static_cast<unsigned char>(i < b.size() ? b[i] : 0);
-    diff = static_cast<unsigned char>(diff | (x ^ y));
-  }
-  return diff == 0;
-}
-
 std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name) {
   while (!header.empty()) {
     const auto semi = header.find(';');
@@ -72,8 +60,8 @@ std::optional<std::string_view> bearer_token(std::string_view header) {
 access_control::grant access_control::check(std::string_view authorization, std::string_view cookie,
                                             clock::time_point now) {
   if (!required()) return grant::open;
-  if (const auto t = bearer_token(authorization); t && same_secret(*t, token_)) {
-    return grant::bearer;
+  if (const auto t = bearer_token(authorization)) {
+    if (const auto* g = tokens_.find(*t)) return g->admin ? grant::bearer : grant::worker;
   }
   const auto id = cookie_value(cookie, kSessionCookie);
   if (!id) return grant::refused;
@@ -93,9 +81,14 @@ bool access_control::metrics_allowed(std::string_view authorization) const {
   return t && same_secret(*t, metrics_token_);
 }
 
-std::optional<std::string> access_control::login(std::string_view token, clock::time_point now) {
+result<std::string> access_control::login(std::string_view token, clock::time_point now) {
   if (!required()) return std::string();
-  if (!same_secret(token, token_)) return std::nullopt;
+  const auto* g = tokens_.find(token);
+  if (g == nullptr) return status::error("unauthorized", "wrong token");
+  if (!g->admin) {
+    return status::error("forbidden",
+                         "this is a worker's token: the API and the dashboard take an admin token");
+  }
   std::random_device rd;  // getrandom(2) on Linux
   std::string id;         // 256 random bits, hex
   for (int i = 0; i < 4; ++i) {

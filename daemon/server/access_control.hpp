@@ -1,10 +1,11 @@
 // Who may read the daemon over HTTP (docs/operations.md, "Access"). With no token configured
-// everyone on the (loopback by default) port may. With a token, a request needs either the
-// header `Authorization: Bearer <token>` (scripts, `loopguard inspect`) or the session cookie a
-// browser got from POST /api/login (a browser cannot put a header on a WebSocket or an
+// everyone on the (loopback by default) port may. With tokens, a request needs either the
+// header `Authorization: Bearer <admin token>` (scripts, `loopguard inspect`) or the session cookie
+// a browser got from POST /api/login (a browser cannot put a header on a WebSocket or an
 // EventSource, so the dashboard exchanges the token once for an HttpOnly, SameSite=Strict
-// cookie). /metrics has a token of its own when one is configured. Tokens are compared in
-// constant time and never logged. Thread-safe.
+// cookie). Only admin tokens open the API: a worker's token grants its swarms over /ws, never
+// another swarm's state. /metrics has a token of its own when one is configured. Tokens are
+// compared in constant time and never logged. Thread-safe.
 #pragma once
 
 #include <chrono>
@@ -15,12 +16,12 @@
 #include <string>
 #include <string_view>
 
+#include "loopguard/status.hpp"
+#include "server/token_table.hpp"
+
 namespace loopguard::daemon {
 
 inline constexpr std::string_view kSessionCookie = "loopguard_session";
-
-// Equal without a timing difference that depends on where the bytes differ.
-bool same_secret(std::string_view a, std::string_view b);
 
 // The value of cookie `name` in a Cookie header (`a=1; loopguard_session=x`), if present.
 std::optional<std::string_view> cookie_value(std::string_view header, std::string_view name);
@@ -40,31 +41,35 @@ class access_control {
   static constexpr std::chrono::hours kSessionLifetime{12};
   static constexpr std::size_t kMaxSessions = 1024;  // the oldest goes first beyond this
 
-  enum class grant { refused, open, bearer, cookie };
+  // refused: no credentials or wrong ones; worker: a worker's token, which the API does not take.
+  enum class grant { refused, worker, open, bearer, cookie };
+  static bool admits(grant g) { return g != grant::refused && g != grant::worker; }
 
   // Before any request is served.
-  void configure(std::string token, std::string metrics_token) {
-    token_ = std::move(token);
+  void configure(token_table tokens, std::string metrics_token) {
+    tokens_ = std::move(tokens);
     metrics_token_ = std::move(metrics_token);
   }
 
-  // Whether reading needs credentials (a token is configured).
-  bool required() const { return !token_.empty(); }
+  // Whether reading needs credentials (tokens are configured).
+  bool required() const { return !tokens_.empty(); }
+  const token_table& tokens() const { return tokens_; }
   // May a request with these Authorization and Cookie headers read the API?
   grant check(std::string_view authorization, std::string_view cookie, clock::time_point now);
   // May it read /metrics? Open unless a metrics token is configured; then its bearer only.
   bool metrics_allowed(std::string_view authorization) const;
 
-  // A new session id for the right token (nullopt for a wrong one); with no token configured,
-  // an empty string (no cookie needed).
-  std::optional<std::string> login(std::string_view token, clock::time_point now);
+  // A new session id for an admin token; with no token configured, an empty string (no cookie
+  // needed). Errors: code `unauthorized` for a wrong token, `forbidden` for a worker's.
+  result<std::string> login(std::string_view token, clock::time_point now);
   void logout(std::string_view cookie);
 
   // The Set-Cookie value for a session id (empty id: the cookie cleared).
   static std::string set_cookie(std::string_view id);
 
  private:
-  std::string token_, metrics_token_;
+  token_table tokens_;
+  std::string metrics_token_;
   std::mutex mu_;                                                   // guards sessions_
   std::map<std::string, clock::time_point, std::less<>> sessions_;  // id → expiry
 };

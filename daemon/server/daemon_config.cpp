@@ -77,6 +77,7 @@ void read_process(json_fields::reader& r, daemon_config& c) {
   r.string("db", c.db, 4096);
   r.integer("threads", c.threads, 1, 64);
   r.string("token_file", c.token_file, 4096);
+  r.string("tokens_file", c.tokens_file, 4096);
   r.string("metrics_token_file", c.metrics_token_file, 4096);
   r.integer("compact_log_mb", c.compact_log_mb, 1, 65536);
   r.boolean("quick_check", c.quick_check);
@@ -163,6 +164,7 @@ status apply_env(daemon_config& c, env_lookup get) {
       {"LOOPGUARD_DB", "db", false},
       {"LOOPGUARD_THREADS", "threads", true},
       {"LOOPGUARD_TOKEN_FILE", "token_file", false},
+      {"LOOPGUARD_TOKENS_FILE", "tokens_file", false},
       {"LOOPGUARD_METRICS_TOKEN_FILE", "metrics_token_file", false},
       {"LOOPGUARD_COMPACT_LOG_MB", "compact_log_mb", true},
       {"LOOPGUARD_CHECKPOINT_INTERVAL_MS", "checkpoint_interval_ms", true},
@@ -201,6 +203,7 @@ nlohmann::json to_json(const daemon_config& c) {
           {"db", c.db},
           {"threads", c.threads},
           {"token_file", c.token_file},
+          {"tokens_file", c.tokens_file},
           {"metrics_token_file", c.metrics_token_file},
           {"compact_log_mb", c.compact_log_mb},
           {"quick_check", c.quick_check},
@@ -216,22 +219,51 @@ nlohmann::json to_json(const daemon_config& c) {
           {"protocol_features", c.protocol_features}};
 }
 
-result<std::string> load_token(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return status::error(path + ": cannot read the token file");
+result<std::string> read_secret_file(const std::string& path) {
+  constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return status::error(path + ": cannot read the file");
   struct stat st {};
   if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
     char mode[8];
     std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return status::error(path + ": the token file may be read by others (mode " + mode +
+    return status::error(path + ": the file holds secrets but may be read by others (mode " + mode +
                          "); make it readable by its owner only: chmod 600 " + path);
   }
-  std::string line;
-  std::getline(in, line);
-  const auto first = line.find_first_not_of(" \t\r\n");
-  const auto last = line.find_last_not_of(" \t\r\n");
+  std::string text(kMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxBytes) return status::error(path + ": larger than 1 MiB");
+  return text;
+}
+
+result<std::string> load_token(const std::string& path) {
+  auto text = read_secret_file(path);
+  if (!text) return text.error();
+  const std::string_view line = std::string_view(*text).substr(0, text->find('\n'));
+  const auto first = line.find_first_not_of(" \t\r");
+  const auto last = line.find_last_not_of(" \t\r");
   if (first == std::string::npos) return status::error(path + ": the token file is empty");
-  return line.substr(first, last - first + 1);
+  return std::string(line.substr(first, last - first + 1));
+}
+
+result<token_table> load_tokens(const daemon_config& c) {
+  token_table tokens;
+  if (!c.tokens_file.empty()) {
+    auto text = read_secret_file(c.tokens_file);
+    if (!text) return text.error();
+    auto parsed = token_table::parse(*text, c.tokens_file);
+    if (!parsed) return parsed.error();
+    tokens = std::move(*parsed);
+  }
+  if (!c.token_file.empty()) {
+    auto token = load_token(c.token_file);
+    if (!token) return token.error();
+    if (auto s = tokens.add(token_table::single_admin(std::move(*token))); !s.ok()) {
+      return s.with_context(c.token_file + ": ");
+    }
+  }
+  return tokens;
 }
 
 }  // namespace loopguard::daemon

@@ -13,6 +13,7 @@
 
 #include "loopguard/status.hpp"
 #include "server/server_context.hpp"
+#include "server/token_table.hpp"
 #include "state/swarm_rules.hpp"
 
 namespace loopguard::daemon {
@@ -36,7 +37,9 @@ struct daemon_config {
   std::string listen = "127.0.0.1:7070";  // address:port; port 0 picks one
   std::string db = "./loopguard.db";
   std::uint64_t threads = 2;
-  std::string token_file, metrics_token_file;  // empty: none
+  std::string token_file;          // one admin token; empty: none
+  std::string tokens_file;         // tokens with their grants (token_table.hpp); empty: none
+  std::string metrics_token_file;  // empty: /metrics is open
   std::uint64_t compact_log_mb = 64;
   bool quick_check = true;
   std::string log_level = "info";   // daemon_log.hpp's levels
@@ -66,8 +69,13 @@ status apply_env(daemon_config& c, env_lookup get);
 // Every setting, as the config file would hold it (--print-config).
 nlohmann::json to_json(const daemon_config& c);
 
-// Reads a token file: its first line, surrounding whitespace removed; an error if unreadable,
-// empty, or readable or writable by its group or others (a secret must be the owner's alone).
+// A file that holds secrets, whole (at most 1 MiB): an error if unreadable, or readable or
+// writable by its group or others (a secret must be the owner's alone).
+result<std::string> read_secret_file(const std::string& path);
+// A token file (read_secret_file's rules): its first line, surrounding whitespace removed.
 result<std::string> load_token(const std::string& path);
+// Every token the daemon accepts: tokens_file's grants and token_file's admin token (empty when
+// neither is set). Errors name the file and line.
+result<token_table> load_tokens(const daemon_config& c);
 
 }  // namespace loopguard::daemon

@@ -36,7 +36,7 @@ struct daemon_options {
   std::string db = "./loopguard.db";
   boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 7070};
   daemon_config config;
-  std::string token;          // empty: no token required
+  token_table tokens;         // empty: no token required
   std::string metrics_token;  // empty: /metrics is open
   int threads = 2;
   std::size_t compact_log_bytes = std::size_t{64} << 20;
@@ -56,7 +56,7 @@ class daemon_server {
   status open();
   // The bound endpoint (port 0 resolved); after a successful open().
   boost::asio::ip::tcp::endpoint local_endpoint() const;
-  bool requires_token() const { return !options_.token.empty(); }
+  bool requires_token() const { return !options_.tokens.empty(); }
   // Serves until a stop request has drained. Handlers that throw are logged and serving goes
   // on. Call once, after open().
   void run();

@@ -85,8 +85,8 @@ void dashboard_session::on_tick(beast::error_code ec) {
     return ws_.async_close(websocket::close_code::going_away,
                            [self = shared_from_this()](beast::error_code) {});
   }
-  if (ctx_->access.check(authorization_, cookie_, access_control::clock::now()) ==
-      access_control::grant::refused) {
+  if (!access_control::admits(
+          ctx_->access.check(authorization_, cookie_, access_control::clock::now()))) {
     closed_ = true;
     return ws_.async_close(websocket::close_reason(websocket::close_code::policy_error,
                                                    "the session ended: log in again"),

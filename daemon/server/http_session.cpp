@@ -19,6 +19,9 @@ namespace net = boost::asio;
 
 namespace {
 
+constexpr const char* kWorkerToken =
+    "this is a worker's token, which grants swarms over /ws: the API and the dashboard take an "
+    "admin token";
 constexpr std::size_t kMaxRequestBody = 1024;  // the largest: POST /api/login's token
 constexpr std::string_view kLivePath = "/api/live";
 constexpr std::string_view kNameRefused =
@@ -69,7 +72,8 @@ http_reply login(const http::request<http::string_body>& req, access_control& ac
   }
   if (token == nullptr) return json_error(400, "expected {\"token\": \"...\"}");
   const auto id = access.login(token->get_ref<const std::string&>(), access_control::clock::now());
-  if (!id) return unauthorized("wrong token");
+  if (!id && id.error().code() == "forbidden") return json_error(403, id.error().message());
+  if (!id) return unauthorized(id.error().message());
   if (id->empty()) return {204, "text/plain", {}};  // no token configured: nothing to hold
   return no_content(access_control::set_cookie(*id));
 }
@@ -82,6 +86,7 @@ const char* grant_name(access_control::grant g) {
       return "bearer";
     case access_control::grant::cookie:
       return "cookie";
+    case access_control::grant::worker:
     case access_control::grant::refused:
       break;
   }
@@ -152,6 +157,7 @@ void http_session::upgrade_live() {
   const auto grant =
       ctx_->access.check(header(req, http::field::authorization), header(req, http::field::cookie),
                          access_control::clock::now());
+  if (grant == access_control::grant::worker) return respond(json_error(403, kWorkerToken), false);
   if (grant == access_control::grant::refused) {
     return respond(unauthorized("log in first: POST /api/login, or Authorization: Bearer"), false);
   }
@@ -202,9 +208,10 @@ http_reply http_session::front_door(const request& req) {
     const auto grant =
         ctx_->access.check(header(req, http::field::authorization),
                            header(req, http::field::cookie), access_control::clock::now());
+    if (grant == access_control::grant::worker) return json_error(403, kWorkerToken);
     if (grant == access_control::grant::refused) {
       return unauthorized(ctx_->access.required() ? "this daemon needs its token: log in, or "
-                                                    "send Authorization: Bearer <token>"
+                                                    "send Authorization: Bearer <admin token>"
                                                   : "refused");
     }
     if (path == "/api/session" && get) {

@@ -80,7 +80,6 @@ struct server_context {
   local_detections detections;  // what workers reported (feature detections)
   worker_modes modes;           // the workers that observe (feature observe)
   server_limits limits;
-  std::string token;                                  // empty: no token required
   access_control access;                              // the HTTP side: API, dashboard, metrics
   static constexpr std::int64_t kMaxDashboards = 64;  // live dashboard sockets
   std::atomic<std::int64_t> dashboards_open{0};

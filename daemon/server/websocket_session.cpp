@@ -169,9 +169,7 @@ std::optional<protocol::error> websocket_session::refuse_hello(const protocol::h
                                std::to_string(protocol::kVersion) + ", got " +
                                std::to_string(m.version)};
   }
-  if (!ctx_->token.empty() && !same_secret(m.token, ctx_->token)) {
-    return protocol::error{std::string(protocol::codes::unauthorized), "missing or wrong token"};
-  }
+  if (auto refusal = refuse_token(m)) return refusal;
   if (url_swarm_ && *url_swarm_ != m.swarm) {
     return protocol::error{
         std::string(bad_message),
@@ -180,10 +178,35 @@ std::optional<protocol::error> websocket_session::refuse_hello(const protocol::h
   return std::nullopt;
 }
 
+// Whether the hello's token grants its swarm and worker name (docs/operations.md, "Access").
+std::optional<protocol::error> websocket_session::refuse_token(const protocol::hello& m) const {
+  using protocol::codes::forbidden;
+  const auto& tokens = ctx_->access.tokens();
+  if (tokens.empty()) return std::nullopt;
+  const auto* grant = tokens.find(m.token);
+  if (grant == nullptr) {
+    return protocol::error{std::string(protocol::codes::unauthorized), "missing or wrong token"};
+  }
+  if (!grant->grants_swarm(m.swarm)) {
+    return protocol::error{
+        std::string(forbidden),
+        "the token \"" + grant->name + "\" does not grant swarm \"" + m.swarm + "\""};
+  }
+  if (!grant->grants_worker(m.worker)) {
+    return protocol::error{
+        std::string(forbidden),
+        "the token \"" + grant->name + "\" does not grant worker name \"" + m.worker + "\""};
+  }
+  return std::nullopt;
+}
+
 void websocket_session::on_hello(protocol::hello&& m) {
   if (auto refusal = refuse_hello(m)) {
     log_refusal(refusal->code, m.swarm, m.worker);
     return fail_with(*refusal, close_code::policy_error);
+  }
+  if (const auto& tokens = ctx_->access.tokens(); !tokens.empty()) {
+    may_complete_ = tokens.find(m.token)->may_complete();
   }
   id_ = worker_identity{std::move(m.swarm), std::move(m.worker), std::move(m.incarnation)};
   ctx_->registry.add(id_->swarm, this, weak_from_this());
@@ -298,6 +321,13 @@ void websocket_session::on_complete(const protocol::swarm_complete& m) {
     return fail_with({std::string(protocol::codes::bad_message),
                       "swarm_complete names swarm \"" + m.swarm +
                           "\", but this connection is of \"" + id_->swarm + "\""},
+                     close_code::policy_error);
+  }
+  if (!may_complete_) {
+    log_refusal(protocol::codes::forbidden, id_->swarm, id_->worker);
+    return fail_with({std::string(protocol::codes::forbidden),
+                      "this token may not end a swarm: swarm_complete needs a token with the "
+                      "grant `complete` (or an admin token)"},
                      close_code::policy_error);
   }
   (void)ctx_->service.complete(id_->swarm);  // a swarm with no state here is not an error

@@ -52,6 +52,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void handle_frame(std::string_view bytes, bool text);
   void on_hello(protocol::hello&& m);
   std::optional<protocol::error> refuse_hello(const protocol::hello& m) const;
+  std::optional<protocol::error> refuse_token(const protocol::hello& m) const;
   void send_active_verdicts();
   void on_events(protocol::events& m);
   bool for_me(const protocol::verdict& v) const;  // v.to is empty or names this worker
@@ -86,6 +87,7 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   bool counted_ = false;  // holds one of the max_connections slots
   std::optional<close_code> close_after_;
   std::optional<worker_identity> id_;  // set by hello
+  bool may_complete_ = true;           // the hello's token grants swarm_complete (or no tokens)
   std::optional<std::string> url_swarm_;
   struct unacked {
     std::uint64_t epoch;                             // durable once this epoch is

@@ -60,26 +60,33 @@ TEST_SUITE("operations") {
     const auto now = access_control::clock::now();
     access_control open;
     CHECK(open.check("", "", now) == access_control::grant::open);
-    CHECK(open.login("anything", now) == std::string());
+    CHECK(*open.login("anything", now) == std::string());
     CHECK(open.metrics_allowed(""));
 
     access_control a;
-    a.configure("secret", "scrape");
+    auto tokens = token_table::parse(
+        "secret-admin-token-0001 admin\nworker-token-0000000001 swarm=s-*\n", "tokens");
+    REQUIRE(tokens.has_value());
+    a.configure(std::move(*tokens), "scrape");
+    const std::string secret = "secret-admin-token-0001";
     CHECK(a.check("", "", now) == access_control::grant::refused);
-    CHECK(a.check("Bearer secret", "", now) == access_control::grant::bearer);
+    CHECK(a.check("Bearer " + secret, "", now) == access_control::grant::bearer);
+    CHECK(a.check("Bearer worker-token-0000000001", "", now) == access_control::grant::worker);
+    CHECK_FALSE(access_control::admits(access_control::grant::worker));
     CHECK(a.check("Bearer scrape", "", now) == access_control::grant::refused);
     CHECK(a.metrics_allowed("Bearer scrape"));
-    CHECK_FALSE(a.metrics_allowed("Bearer secret"));
-    CHECK(a.login("wrong", now) == std::nullopt);
-    const auto id = a.login("secret", now);
+    CHECK_FALSE(a.metrics_allowed("Bearer " + secret));
+    CHECK(a.login("wrong", now).error().code() == "unauthorized");
+    CHECK(a.login("worker-token-0000000001", now).error().code() == "forbidden");
+    const auto id = a.login(secret, now);
     REQUIRE(id.has_value());
     CHECK(id->size() == 64);
-    CHECK(a.login("secret", now) != id);  // every login its own session
+    CHECK(*a.login(secret, now) != *id);  // every login its own session
     const std::string cookie = "loopguard_session=" + *id;
     CHECK(a.check("", cookie, now) == access_control::grant::cookie);
     CHECK(a.check("", cookie, now + access_control::kSessionLifetime) ==
           access_control::grant::refused);  // expired
-    const auto id2 = a.login("secret", now);
+    const auto id2 = a.login(secret, now);
     a.logout("loopguard_session=" + *id2);
     CHECK(a.check("", "loopguard_session=" + *id2, now) == access_control::grant::refused);
     CHECK(local_host("127.0.0.1:7070"));
@@ -99,7 +106,7 @@ TEST_SUITE("operations") {
 
   TEST_CASE("access: sessions are bounded, the oldest goes first") {
     access_control a;
-    a.configure("secret", "");
+    a.configure(token_table::single_admin("secret"), "");
     const auto t0 = access_control::clock::now();
     const auto first = a.login("secret", t0);
     for (std::size_t i = 1; i <= access_control::kMaxSessions; ++i) {

@@ -198,6 +198,25 @@ TEST_SUITE("client") {
     CHECK(s.connects == 0);
   }
 
+  TEST_CASE("a token that does not grant the swarm is fatal too" * doctest::timeout(30)) {
+    test::temp_dir dir;
+    const std::string tokens = dir.file("tokens");
+    { std::ofstream(tokens) << "other-swarms-token-0001 swarm=other-*\n"; }
+    std::filesystem::permissions(
+        tokens, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    daemon_process d(dir.file(""), dir.file("lg.db"), {"--tokens-file", tokens});
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    auto o = options_for(d.port(), "s", 0);
+    o.token = "other-swarms-token-0001";
+    daemon_client c(o);
+    send_events(c, 3);
+    CHECK_FALSE(c.wait_acknowledged(3, 2s));
+    const auto s = c.stats();
+    CHECK(s.fatal);
+    CHECK(s.last_error.rfind("forbidden", 0) == 0);
+    CHECK(s.connects == 0);
+  }
+
   TEST_CASE("options are checked before anything starts") {
     client_options o;
     o.url = "http://localhost:7070";

@@ -446,11 +446,11 @@ TEST_SUITE("e2e") {
     std::string out;
     CHECK(test::run_loopguardd(dir.file(""), {"--token-file", token, "--db", dir.file("a.db")}, out,
                                10s) == 2);
-    CHECK(out.find("the token file may be read by others (mode 0644); make it readable by its "
-                   "owner only: chmod 600") != std::string::npos);
+    CHECK(out.find(token + ": the file holds secrets but may be read by others (mode 0644); make "
+                           "it readable by its owner only: chmod 600") != std::string::npos);
     // Refused before anything is bound: the test listens on no other address.
     CHECK(test::run_loopguardd(dir.file(""), {"--listen", "0.0.0.0:0", "--db", dir.file("b.db")},
                                out, 10s) == 2);
-    CHECK(out.find("without a token the daemon serves loopback only") != std::string::npos);
+    CHECK(out.find("without tokens the daemon serves loopback only") != std::string::npos);
   }
 }

@@ -37,6 +37,8 @@ inline constexpr std::string_view bad_message = "bad_message";
 inline constexpr std::string_view invalid_utf8 = "invalid_utf8";  // an identifier field
 inline constexpr std::string_view unsupported_version = "unsupported_version";
 inline constexpr std::string_view unauthorized = "unauthorized";
+// A right token that does not grant this: another swarm or worker name, or swarm_complete.
+inline constexpr std::string_view forbidden = "forbidden";
 inline constexpr std::string_view expected_hello = "expected_hello";
 inline constexpr std::string_view duplicate_hello = "duplicate_hello";
 inline constexpr std::string_view batch_too_large = "batch_too_large";

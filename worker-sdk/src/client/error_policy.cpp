@@ -7,7 +7,9 @@ namespace loopguard::client {
 error_class classify(std::string_view code) {
   namespace c = protocol::codes;
   // invalid_utf8 is only ever about the hello's identifiers: resending them cannot help.
-  if (code == c::unauthorized || code == c::unsupported_version || code == c::invalid_utf8) {
+  // forbidden: the token does not grant this swarm or worker name; only configuration can help.
+  if (code == c::unauthorized || code == c::forbidden || code == c::unsupported_version ||
+      code == c::invalid_utf8) {
     return error_class::fatal;
   }
   if (code == c::bad_message || code == c::bad_json || code == c::batch_too_large ||

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -232,6 +233,16 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
       migrate(p->db, version);
     }
     p->prepare();
+  } catch (const SQLite::Exception& e) {
+    // A full disk is not a damaged file: opening may need space (to recover the WAL, to
+    // migrate), and the remedy is space, not a repair.
+    const bool no_space = e.getErrorCode() == SQLITE_FULL ||
+                          (p && sqlite3_system_errno(p->db.getHandle()) == ENOSPC);
+    if (no_space) {
+      return refusal(path, std::string("the disk is full (") + e.what() +
+                               "): free space on its file system and start again");
+    }
+    return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
   } catch (const std::exception& e) {
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
   }

@@ -304,6 +304,7 @@ TEST_SUITE("fulldisk") {
       CHECK_MESSAGE(d.log().find("open_failed: refusing " + db + ": ") != std::string::npos,
                     d.log());
       CHECK_MESSAGE(d.log().find("the file was not modified") != std::string::npos, d.log());
+      CHECK_MESSAGE(d.log().find("the disk is full") != std::string::npos, d.log());
     }
     REQUIRE_MESSAGE(ns.resize(kLargeKib) == 0, test::slurp(ns.log()));
     daemon_process d(dir.file(""), db, {}, {.launcher = ns.launcher()});

@@ -249,7 +249,7 @@ std::optional<protocol::verdict> shared_economics_state::touch(
     st.workers.insert(w, worker);
   }
   push_call(f, {e.t, worker, counted});
-  while (st.window.size() > swarm_rules::kMaxWindowCalls) pop_call(f);
+  while (st.window.size() > rules_.max_window_calls) pop_call(f);
   s.changed.insert(key);
   s.erased.erase(key);
   if (key.kind == fingerprint_kind::exact) ++s.exact_calls;
@@ -340,7 +340,7 @@ void shared_economics_state::tally(entry& f, const window_call& c) {
 void shared_economics_state::pop_call(entry& f) const {
   assert(!f.stats.window.empty());
   const window_call c = f.stats.window.front();
-  f.stats.window.erase(f.stats.window.begin());
+  f.stats.window.pop_front();
   auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
                         [&](const worker_tally& x) { return x.worker == c.worker; });
   assert(t != f.tallies.end());  // every windowed call has its tally

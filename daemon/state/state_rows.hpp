@@ -9,6 +9,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
+#include "state/call_window.hpp"
 #include "state/handoff_cycles.hpp"
 
 namespace loopguard::daemon {
@@ -32,14 +33,6 @@ struct fingerprint_key_hash {
   }
 };
 
-// One call still inside the sliding window.
-struct window_call {
-  double t = 0;
-  std::uint32_t worker = 0;  // index into the swarm's worker names
-  bool counted = false;      // false: the call brought a new result (progress)
-  friend bool operator==(const window_call&, const window_call&) = default;
-};
-
 // Everything the swarm knows about one fingerprint.
 struct fingerprint_stats {
   std::string tool;
@@ -53,7 +46,7 @@ struct fingerprint_stats {
   std::uint32_t level_calls = 0;    // calls and workers the declaration (or lift) reported
   std::uint32_t level_workers = 0;
   std::vector<std::uint32_t> workers;  // every worker index that called it, sorted
-  std::vector<window_call> window;     // arrival order
+  call_window window;                  // arrival order
   std::vector<std::uint64_t> results;  // distinct result fingerprints seen (bounded)
   protocol::cost wasted;               // what its counted calls cost, as reported
   // The part of `wasted` in its swarm's wasted total (exact fingerprints): a fingerprint's cost

@@ -100,7 +100,11 @@ const budget_cap& budget_rules::of(std::string_view swarm) const {
 status validate(const swarm_rules& r) {
   using json_fields::field_error;
   using nlohmann::json;
-  const auto cap = swarm_rules::kMaxWindowCalls;
+  if (r.max_window_calls < 1 || r.max_window_calls > swarm_rules::kMaxWindowCallsLimit) {
+    return field_error("swarm.max_window_calls", range(1, swarm_rules::kMaxWindowCallsLimit),
+                       json(r.max_window_calls));
+  }
+  const auto cap = r.max_window_calls;
   if (r.threshold < 1 || r.threshold > cap) {
     return field_error("swarm.threshold", range(1, cap), json(r.threshold));
   }
@@ -140,15 +144,17 @@ status validate(const swarm_rules& r) {
 }
 
 void read_swarm_rules(json_fields::object x, swarm_rules& out) {
-  const std::uint64_t cap = swarm_rules::kMaxWindowCalls;
-  x.integer("threshold", out.threshold, 1, cap);
+  const std::uint64_t cap = swarm_rules::kMaxWindowCallsLimit;  // validate() checks against
+                                                                // max_window_calls
+  x.integer("threshold", out.threshold, 0, cap);
   x.integer("min_workers", out.min_workers, 1, kMaxMinWorkers);
   x.number("window_seconds", out.window_seconds, 0, kMaxWindowSeconds);
   x.boolean("progress_aware", out.progress_aware);
-  x.integer("absolute_cap", out.absolute_cap, 1, cap);
+  x.integer("absolute_cap", out.absolute_cap, 0, cap);
   x.integer("critical_at", out.critical_at, 0, cap);
   x.integer("max_fingerprints_per_swarm", out.max_fingerprints_per_swarm, kMinFingerprints,
             kMaxFingerprints);
+  x.integer("max_window_calls", out.max_window_calls, 1, cap);
   json_fields::object handoff = x.member("handoff");
   handoff.integer("warn_at", out.handoff.warn_at, 2, kMaxHandoffRounds);
   handoff.integer("critical_at", out.handoff.critical_at, 0, kMaxHandoffRounds);
@@ -185,6 +191,7 @@ nlohmann::json to_json(const swarm_rules& r) {
           {"absolute_cap", r.absolute_cap},
           {"critical_at", r.critical_at},
           {"max_fingerprints_per_swarm", r.max_fingerprints_per_swarm},
+          {"max_window_calls", r.max_window_calls},
           {"budget", budget_json(r.budget)},
           {"handoff",
            {{"warn_at", r.handoff.warn_at},

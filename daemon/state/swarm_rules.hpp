@@ -51,9 +51,7 @@ struct handoff_rules {
 };
 
 struct swarm_rules {
-  // The most calls of one fingerprint the sliding window remembers. Every call-count limit
-  // below is at most this, so the window never forgets a call a rule could still need.
-  static constexpr std::uint32_t kMaxWindowCalls = 1024;
+  static constexpr std::uint32_t kMaxWindowCallsLimit = 100000;  // max_window_calls at most
 
   std::uint32_t threshold = 10;     // counted calls in the window that declare `warn`
   std::uint32_t min_workers = 2;    // distinct workers needed; 1 = one worker alone suffices
@@ -62,6 +60,10 @@ struct swarm_rules {
   std::uint32_t absolute_cap = 50;  // all calls in the window, progress or not: `warn`
   std::uint32_t critical_at = 20;   // counted calls that declare `critical`; 0 = never
   std::size_t max_fingerprints_per_swarm = 200000;  // beyond it the coldest are evicted
+  // The most calls of one fingerprint the sliding window remembers (the oldest leave first).
+  // Every call-count limit above is at most this, so the window never forgets a call a rule
+  // could still need.
+  std::uint32_t max_window_calls = 1024;
   budget_rules budget;
   handoff_rules handoff;
 };

@@ -55,7 +55,13 @@ TEST_SUITE("swarm_rules") {
     CHECK(
         error_of(json{{"treshold", 3}}) ==
         "swarm.treshold: unknown key, expected one of absolute_cap, budget, critical_at, handoff, "
-        "max_fingerprints_per_swarm, min_workers, progress_aware, threshold, window_seconds");
+        "max_fingerprints_per_swarm, max_window_calls, min_workers, progress_aware, threshold, "
+        "window_seconds");
+    CHECK(error_of(json{{"max_window_calls", 0}}) ==
+          "swarm.max_window_calls: expected an integer in 1..100000, got 0");
+    CHECK(error_of(json{{"max_window_calls", 40}}) ==  // below absolute_cap's default 50
+          "swarm.absolute_cap: expected an integer in threshold (10)..40, got 50");
+    CHECK(parse_swarm_rules(json{{"max_window_calls", 10000}, {"absolute_cap", 5000}}).has_value());
     CHECK(error_of(json{{"progress_aware", 1}}) ==
           "swarm.progress_aware: expected true or false, got 1");
     CHECK(error_of(json::array()) == "swarm: expected an object, got []");

@@ -25,9 +25,13 @@ void checkpointer::retain(retention_limits limits, std::chrono::milliseconds eve
 
 void checkpointer::sweep_if_due() {
   if (!retention_) return;
-  const auto now = std::chrono::steady_clock::now();
-  if (now - last_sweep_ < sweep_every_) return;
-  last_sweep_ = now;
+  if (std::chrono::steady_clock::now() - last_sweep_ < sweep_every_) return;
+  sweep_now();
+}
+
+void checkpointer::sweep_now() {
+  if (!retention_) return;
+  last_sweep_ = std::chrono::steady_clock::now();
   const retention_report r = service_.sweep(*retention_);
   metrics_.incarnations_expired += r.incarnations;
   metrics_.swarms_expired += r.swarms;

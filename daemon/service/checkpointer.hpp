@@ -41,6 +41,9 @@ class checkpointer {
   // Retention (docs/operations.md): every `every`, before a checkpoint, expire what is idle
   // (swarm_service::sweep) so the checkpoint writes it. Call before start(); off until called.
   void retain(retention_limits limits, std::chrono::milliseconds every);
+  // One sweep now (the daemon runs one at start, before it accepts anything, so what idled
+  // while it was down is expired before its worker can say hello). Not concurrent with start().
+  void sweep_now();
 
   void start();
   // Asks for a checkpoint as soon as the one in progress (if any) has finished: an ack is
@@ -52,7 +55,7 @@ class checkpointer {
  private:
   void run();
   bool checkpoint_once(bool final);  // true: committed (or nothing to write)
-  void sweep_if_due();
+  void sweep_if_due();  // on the thread: sweep_now() every `sweep_every_`
 
   swarm_service& service_;
   checkpoint_store& store_;

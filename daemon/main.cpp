@@ -110,7 +110,8 @@ result<daemon_config> config_of(const flags& f) {
   if (f.no_quick_check) c.quick_check = false;
   if (f.interval_ms) c.checkpoint_interval = std::chrono::milliseconds(*f.interval_ms);
   if (f.idle_ms) c.limits.idle_timeout = std::chrono::milliseconds(*f.idle_ms);
-  if (f.incarnation_idle_s) c.retention.incarnation_idle = static_cast<double>(*f.incarnation_idle_s);
+  if (f.incarnation_idle_s)
+    c.retention.incarnation_idle = static_cast<double>(*f.incarnation_idle_s);
   if (f.swarm_idle_s) c.retention.swarm_idle = static_cast<double>(*f.swarm_idle_s);
   if (f.log_level) {
     if (auto l = logs::parse_level(*f.log_level); !l)

@@ -26,14 +26,14 @@ json cost_json(const protocol::cost& c) {
 
 json summary_json(const swarm_summary& s) {
   json j = {{"swarm", s.swarm},
-          {"fingerprints", s.fingerprints},
-          {"workers", s.workers},
-          {"verdicts", s.verdicts},
-          {"calls", s.calls},
-          {"spent", cost_json(s.spent)},
-          {"wasted", cost_json(s.wasted)},
-          {"unit", s.unit},
-          {"budget", {{"level", std::string(to_string(s.budget))}, {"used", s.budget_used}}}};
+            {"fingerprints", s.fingerprints},
+            {"workers", s.workers},
+            {"verdicts", s.verdicts},
+            {"calls", s.calls},
+            {"spent", cost_json(s.spent)},
+            {"wasted", cost_json(s.wasted)},
+            {"unit", s.unit},
+            {"budget", {{"level", std::string(to_string(s.budget))}, {"used", s.budget_used}}}};
   // A tombstone (docs/operations.md, "Retention"): when it was expired, Unix seconds.
   if (s.expired != 0) j["expired"] = s.expired;
   return j;

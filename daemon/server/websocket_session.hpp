@@ -84,10 +84,11 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   bool writing_ = false;
   bool closing_ = false;
   bool counted_ = false;  // holds one of the max_connections slots
-  bool attached_ = false;  // counted as connected by the service's retention (detach on close)
   std::optional<close_code> close_after_;
   std::optional<worker_identity> id_;  // set by hello
   std::optional<std::string> url_swarm_;
+  // Counted as connected by the service's retention since the hello; detached on close.
+  bool attached_ = false;
   struct unacked {
     std::uint64_t epoch;                             // durable once this epoch is
     std::uint64_t seq;                               // acknowledges up to this sequence number

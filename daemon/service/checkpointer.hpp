@@ -55,7 +55,7 @@ class checkpointer {
  private:
   void run();
   bool checkpoint_once(bool final);  // true: committed (or nothing to write)
-  void sweep_if_due();  // on the thread: sweep_now() every `sweep_every_`
+  void sweep_if_due();               // on the thread: sweep_now() every `sweep_every_`
 
   swarm_service& service_;
   checkpoint_store& store_;

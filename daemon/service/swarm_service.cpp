@@ -85,8 +85,7 @@ std::size_t repair(stored_state& st) {
 }  // namespace
 
 double swarm_service::system_wall_clock() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 swarm_service::swarm_service(swarm_rules rules, state_options options, wall_clock clock)

@@ -167,8 +167,9 @@ void idle_tracker::restore(const std::vector<seen_row>& incarnations,
 }
 
 std::size_t idle_tracker::connected() const {
-  return static_cast<std::size_t>(std::count_if(incarnations_.begin(), incarnations_.end(),
-                                                [](const auto& kv) { return kv.second.connections > 0; }));
+  return static_cast<std::size_t>(
+      std::count_if(incarnations_.begin(), incarnations_.end(),
+                    [](const auto& kv) { return kv.second.connections > 0; }));
 }
 
 double idle_tracker::seen(const worker_identity& id) const {

@@ -105,7 +105,7 @@ class idle_tracker {
   std::size_t incarnations() const { return incarnations_.size(); }
   std::size_t swarms() const { return swarms_.size(); }
   std::size_t expired() const { return expired_.size(); }
-  std::size_t connected() const;  // incarnations with a connection now
+  std::size_t connected() const;                 // incarnations with a connection now
   double seen(const worker_identity& id) const;  // 0: not tracked
 
  private:
@@ -119,7 +119,7 @@ class idle_tracker {
   std::map<worker_identity, activity, std::less<>> incarnations_;
   std::map<std::string, activity, std::less<>> swarms_;
   std::map<worker_identity, double, std::less<>> expired_;
-  std::set<worker_identity> dirty_;           // incarnations whose seen is to be written
+  std::set<worker_identity> dirty_;  // incarnations whose seen is to be written
   std::set<std::string, std::less<>> dirty_swarms_;
   retention_changes pending_;  // dropped, expired, forgotten, swarms_dropped
 };

@@ -60,7 +60,7 @@ struct swarm_summary {
   std::string unit;                  // of the amounts (the swarm's budget unit)
   severity budget = severity::none;  // the level its budget reached
   double budget_used = 0;            // of its cap (the further of tokens and amount); 0: no cap
-  double expired = 0;  // a tombstone since (daemon wall clock, Unix seconds); 0: live
+  double expired = 0;                // a tombstone since (daemon wall clock, Unix seconds); 0: live
 };
 
 // What GET /api/swarms/{id} shows, copied out of the state in one piece (no digest: computing

@@ -26,8 +26,8 @@ struct checkpoint {
   // "Epochs"); once it commits, they may be acknowledged.
   std::uint64_t epoch = 0;
   bool compact = false;
-  state_changes state;           // only when compact
-  std::vector<std::string> log;  // event_log records, oldest first (more after a retry)
+  state_changes state;                  // only when compact
+  std::vector<std::string> log;         // event_log records, oldest first (more after a retry)
   std::vector<sequence_row> sequences;  // with their `seen`
   retention_changes retention;          // written after the sequences
   bool empty() const {

@@ -33,7 +33,8 @@ struct clocked_service {
   swarm_service svc;
 };
 
-std::vector<protocol::event> events(std::uint64_t first, int n, double t, std::uint64_t tokens = 0) {
+std::vector<protocol::event> events(std::uint64_t first, int n, double t,
+                                    std::uint64_t tokens = 0) {
   std::vector<protocol::event> out;
   for (int i = 0; i < n; ++i) {
     out.push_back(wire_event(first + std::uint64_t(i), 1 + std::uint64_t(i % 3), t + i));
@@ -79,7 +80,7 @@ TEST_SUITE("retention") {
     t.touch(a, 0);
     t.touch(a, 50);
     CHECK(t.sweep(120, limits(100, 100)).incarnations.empty());  // 70 s since the last touch
-    CHECK(t.sweep(1e12, limits(0, 0)).incarnations.empty());      // off
+    CHECK(t.sweep(1e12, limits(0, 0)).incarnations.empty());     // off
     CHECK(t.sweep(1e12, limits(0, 0)).swarms.empty());
     const auto swept = t.sweep(150, limits(100, 100));
     CHECK(swept.incarnations.size() == 1);

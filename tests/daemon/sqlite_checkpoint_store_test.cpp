@@ -335,7 +335,8 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(u.error().message() == "a log record has an unknown format (9)");
   }
 
-  TEST_CASE("a kept schema-2 database is migrated to the current schema at open and restores exactly") {
+  TEST_CASE(
+      "a kept schema-2 database is migrated to the current schema at open and restores exactly") {
     temp_dir dir;
     const std::string path = dir.file("schema2.db");
     std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema2.db", path);

@@ -124,7 +124,8 @@ TEST_SUITE("client outbox") {
     CHECK(seqs(std::get<protocol::events>(box.next(10))) == std::vector<std::uint64_t>{3});
   }
 
-  TEST_CASE("an expired incarnation: nothing unacknowledged is resent, all of it is declared lost") {
+  TEST_CASE(
+      "an expired incarnation: nothing unacknowledged is resent, all of it is declared lost") {
     outbox box(10);
     for (int i = 0; i < 5; ++i) box.push(call("t"));
     (void)box.next(10);

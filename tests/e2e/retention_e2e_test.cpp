@@ -6,6 +6,8 @@
 
 #include <signal.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include <fstream>
 #include <thread>
 
@@ -30,12 +32,14 @@ protocol::event nth_event(std::uint64_t seq, std::uint64_t tokens = 0) {
 
 // A config file with retention idle times in seconds (0: off), swept every 50 ms, and a swarm
 // budget of 1000 tokens (warn at 800, critical at 1000).
-std::string write_config(const test::temp_dir& dir, int incarnation_idle, int swarm_idle) {
+std::string write_config(const test::temp_dir& dir, int incarnation_idle, int swarm_idle,
+                         int expired_kept = 7776000) {
   const std::string path = dir.file("retention.json");
-  std::ofstream(path) << nlohmann::json{{"retention",
-                                         {{"incarnation_idle_s", incarnation_idle},
-                                          {"swarm_idle_s", swarm_idle},
-                                          {"sweep_interval_ms", 50}}},
+  const nlohmann::json retention{{"incarnation_idle_s", incarnation_idle},
+                                 {"swarm_idle_s", swarm_idle},
+                                 {"expired_kept_s", expired_kept},
+                                 {"sweep_interval_ms", 50}};
+  std::ofstream(path) << nlohmann::json{{"retention", retention},
                                         {"swarm", {{"budget", {{"tokens", 1000}}}}}}
                              .dump();
   return path;
@@ -216,5 +220,53 @@ TEST_SUITE("retention e2e") {
     CHECK_FALSE(live.contains("expired"));
     CHECK(live["spent"]["tokens"] == 1000);
     CHECK(live["budget"]["level"] == "critical");
+  }
+
+  TEST_CASE("what short-lived workers leave behind stays bounded: all of it expires" *
+            doctest::timeout(60)) {
+    constexpr int kRounds = 3, kWorkers = 20;
+    test::temp_dir dir;
+    const auto config = write_config(dir, 1, 1, 1);
+    const std::string db = dir.file("lg.db");
+    daemon_process d(dir.file(""), db, flags(config));
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    for (int round = 0; round < kRounds; ++round) {
+      // A run: its own swarm id, every worker a new incarnation that sends 3 events and leaves.
+      const std::string swarm = "run-" + std::to_string(round);
+      for (int w = 0; w < kWorkers; ++w) {
+        test::ws_client c(d.port());
+        REQUIRE(c.hello(swarm, test::worker_name(w), swarm + "-" + std::to_string(w)));
+        protocol::events b;
+        for (std::uint64_t seq = 1; seq <= 3; ++seq) b.items.push_back(nth_event(seq));
+        c.send(protocol::serialize(b));
+        REQUIRE(c.wait_ack(3, 5s));
+      }
+      CHECK(metric(d.port(), "loopguard_swarms") >= 1);
+      // Held while it runs; gone once idle: no sequence number, no swarm state, no record.
+      REQUIRE(eventually(
+          [&] {
+            return metric(d.port(), "loopguard_incarnations") == 0 &&
+                   metric(d.port(), "loopguard_swarms") == 0 &&
+                   metric(d.port(), "loopguard_expired_incarnations") == 0;
+          },
+          10s));
+      CHECK(metric(d.port(), "loopguard_swarm_tombstones") == round + 1);
+      CHECK(metric(d.port(), "loopguard_fingerprints") == 0);
+    }
+    CHECK(metric(d.port(), "loopguard_incarnations_expired_total") == kRounds * kWorkers);
+    CHECK(metric(d.port(), "loopguard_expired_incarnations_forgotten_total") == kRounds * kWorkers);
+    CHECK(metric(d.port(), "loopguard_swarms_expired_total") == kRounds);
+    d.signal(SIGTERM);
+    REQUIRE(d.wait(10s) == 0);
+    // On disk too: one tombstone row per run, nothing else.
+    SQLite::Database file(db);
+    CHECK(file.execAndGet("SELECT count(*) FROM sequences").getInt() == 0);
+    CHECK(file.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 0);
+    CHECK(file.execAndGet("SELECT count(*) FROM fingerprints").getInt() == 0);
+    CHECK(file.execAndGet("SELECT count(*) FROM workers").getInt() == 0);
+    CHECK(file.execAndGet("SELECT count(*) FROM swarm_seen").getInt() == 0);
+    CHECK(file.execAndGet("SELECT count(*) FROM swarms WHERE expired IS NOT NULL").getInt() ==
+          kRounds);
+    CHECK(file.execAndGet("SELECT count(*) FROM swarms").getInt() == kRounds);
   }
 }

@@ -10,6 +10,7 @@
 #include "fault_injecting_store.hpp"
 #include "service/swarm_service.hpp"
 #include "state/idle_tracker.hpp"
+#include "store/event_log.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
 #include "test_util.hpp"
 
@@ -376,5 +377,46 @@ TEST_SUITE("retention") {
     CHECK(db.execAndGet("SELECT count(*) FROM sequences").getInt() == 0);
     // A second open finds version 4 and migrates nothing.
     CHECK(sqlite_checkpoint_store::open(path).has_value());
+  }
+
+  TEST_CASE("a failed retention checkpoint merged with the next: the newer line wins") {
+    const worker_identity a{"s", "w0", "a"}, b{"s", "w1", "b"};
+    checkpoint failed;
+    failed.sequences = {{a, 5, 10}};
+    failed.retention.dropped = {b};
+    failed.retention.expired = {{b, 10}};
+    failed.retention.swarms_dropped = {"t"};
+    checkpoint newer;
+    newer.sequences = {{b, 1, 20}};  // b came back (a new row) after it was dropped
+    newer.retention.dropped = {a};   // a expired after its row was written
+    newer.retention.forgotten = {b};
+    newer.retention.swarms_seen = {{"t", 20}};
+    failed.merge_newer(std::move(newer));
+    CHECK(failed.retention.dropped == std::vector<worker_identity>{a});  // written after a's row
+    CHECK(failed.retention.expired.empty());
+    CHECK(failed.retention.forgotten == std::vector<worker_identity>{b});
+    CHECK(failed.retention.swarms_dropped.empty());
+    REQUIRE(failed.retention.swarms_seen.size() == 1);
+    CHECK(failed.sequences.size() == 2);
+    // Written to a store in this order, it leaves b's new row and no row of a.
+    auto store = open_ok();
+    REQUIRE(write_checkpoint(*store, failed).ok());
+    swarm_service svc;
+    REQUIRE(svc.restore_from(*store).has_value());
+    CHECK(svc.sequences() == std::vector<sequence_row>{{b, 1, 0}});
+  }
+
+  TEST_CASE("a truncated swarm expiry in a log record refuses the restore") {
+    std::string record(1, char(event_log_writer::kFormat));
+    record += char(4);  // expire, then a swarm name cut short
+    record += std::string("\x05\x00ab", 4);
+    shared_economics_state state;
+    const status s = replay_log_record(record, state);
+    CHECK(s.message() == "a log record has a truncated swarm expiry");
+    event_log_writer w;
+    w.expire("s", 123.5);
+    const std::string whole = w.take();
+    CHECK(replay_log_record(whole.substr(0, whole.size() - 1), state).message() ==
+          "a log record has a truncated swarm expiry");
   }
 }

@@ -41,6 +41,7 @@ struct flags {
   std::optional<std::string> log_level, log_format;
   std::optional<std::uint64_t> threads, compact_log_mb;
   std::optional<long> interval_ms, idle_ms;
+  std::optional<std::uint64_t> incarnation_idle_s, swarm_idle_s;
   bool no_quick_check = false, print_config = false;
 };
 
@@ -67,6 +68,14 @@ void add_flags(CLI::App& app, flags& f) {
   app.add_option("--compact-log-mb", f.compact_log_mb,
                  "compact once the log holds this many MiB since the last compaction")
       ->check(CLI::Range(1, 65536));
+  app.add_option("--incarnation-idle", f.incarnation_idle_s,
+                 "expire a worker incarnation idle this many seconds (default 604800, 7 days; "
+                 "0: never)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{315360000}));
+  app.add_option("--swarm-idle", f.swarm_idle_s,
+                 "expire a swarm idle this many seconds into a tombstone keeping its spend "
+                 "(default 2592000, 30 days; 0: never)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{315360000}));
   app.add_flag("--no-quick-check", f.no_quick_check, "skip PRAGMA quick_check when opening --db");
   app.add_option("--log-level", f.log_level,
                  "trace, debug, info (default), warn, error, critical or off");
@@ -105,6 +114,9 @@ result<daemon_config> config_of(const flags& f) {
   if (f.no_quick_check) c.quick_check = false;
   if (f.interval_ms) c.checkpoint_interval = std::chrono::milliseconds(*f.interval_ms);
   if (f.idle_ms) c.limits.idle_timeout = std::chrono::milliseconds(*f.idle_ms);
+  if (f.incarnation_idle_s)
+    c.retention.incarnation_idle = static_cast<double>(*f.incarnation_idle_s);
+  if (f.swarm_idle_s) c.retention.swarm_idle = static_cast<double>(*f.swarm_idle_s);
   if (f.log_level) {
     if (auto l = logs::parse_level(*f.log_level); !l)
       return l.error().with_context("--log-level: ");

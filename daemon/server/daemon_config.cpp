@@ -57,6 +57,22 @@ void read_limits(json_fields::object x, server_limits& l) {
   x.integer("max_events_per_second", l.max_events_per_second, 1000, 1'000'000'000);
 }
 
+// Seconds as integers; 0 turns that expiry off. Up to 10 years.
+void read_retention(json_fields::object x, daemon_config& c) {
+  constexpr std::uint64_t kMaxSeconds = 10ULL * 365 * 86400;
+  const auto seconds = [&](const char* key, double& out) {
+    auto v = static_cast<std::uint64_t>(out);
+    if (x.integer(key, v, 0, kMaxSeconds)) out = static_cast<double>(v);
+  };
+  seconds("incarnation_idle_s", c.retention.incarnation_idle);
+  seconds("swarm_idle_s", c.retention.swarm_idle);
+  seconds("expired_kept_s", c.retention.expired_kept);
+  auto sweep_ms = static_cast<std::uint64_t>(c.sweep_interval.count());
+  if (x.integer("sweep_interval_ms", sweep_ms, 10, 3'600'000)) {
+    c.sweep_interval = std::chrono::milliseconds(sweep_ms);
+  }
+}
+
 void read_log(json_fields::object x, daemon_config& c) {
   x.one_of("level", c.log_level,
            {{"trace", "trace"},
@@ -89,6 +105,7 @@ status read_config(const nlohmann::json& doc, daemon_config& c) {
   read_process(r, c);
   read_swarm_rules(r.at("swarm"), c.rules);
   read_limits(r.at("limits"), c.limits);
+  read_retention(r.at("retention"), c);
   std::uint64_t interval_ms = 0;
   if (r.integer("checkpoint_interval_ms", interval_ms, 1, 60000)) {
     c.checkpoint_interval = std::chrono::milliseconds(interval_ms);
@@ -170,6 +187,9 @@ status apply_env(daemon_config& c, env_lookup get) {
       {"LOOPGUARD_CHECKPOINT_INTERVAL_MS", "checkpoint_interval_ms", true},
       {"LOOPGUARD_LOG_LEVEL", "log.level", false},
       {"LOOPGUARD_LOG_FORMAT", "log.format", false},
+      {"LOOPGUARD_INCARNATION_IDLE_S", "retention.incarnation_idle_s", true},
+      {"LOOPGUARD_SWARM_IDLE_S", "retention.swarm_idle_s", true},
+      {"LOOPGUARD_EXPIRED_KEPT_S", "retention.expired_kept_s", true},
   };
   for (const var& v : kVars) {
     const char* value = get(v.name);
@@ -215,6 +235,11 @@ nlohmann::json to_json(const daemon_config& c) {
             {"idle_timeout_ms", c.limits.idle_timeout.count()},
             {"max_frame", c.limits.max_frame},
             {"max_events_per_second", c.limits.max_events_per_second}}},
+          {"retention",
+           {{"incarnation_idle_s", static_cast<std::uint64_t>(c.retention.incarnation_idle)},
+            {"swarm_idle_s", static_cast<std::uint64_t>(c.retention.swarm_idle)},
+            {"expired_kept_s", static_cast<std::uint64_t>(c.retention.expired_kept)},
+            {"sweep_interval_ms", c.sweep_interval.count()}}},
           {"checkpoint_interval_ms", c.checkpoint_interval.count()},
           {"protocol_features", c.protocol_features}};
 }

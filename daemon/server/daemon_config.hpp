@@ -14,6 +14,7 @@
 #include "loopguard/status.hpp"
 #include "server/server_context.hpp"
 #include "server/token_table.hpp"
+#include "state/idle_tracker.hpp"
 #include "state/swarm_rules.hpp"
 
 namespace loopguard::daemon {
@@ -47,6 +48,11 @@ struct daemon_config {
   swarm_rules rules;
   server_limits limits;
   std::chrono::milliseconds checkpoint_interval = kCheckpointInterval;
+  // Retention (docs/operations.md, "Retention"): idle times by the wall clock, and how often
+  // the checkpointer looks for what is idle.
+  static constexpr std::chrono::milliseconds kSweepInterval{60'000};
+  retention_limits retention;
+  std::chrono::milliseconds sweep_interval = kSweepInterval;
   // The features the welcome lists; the behaviour of each one not listed is off. For testing
   // version skew: none is the protocol v1 baseline (docs/operations.md).
   std::vector<std::string> protocol_features = all_protocol_features();

@@ -51,6 +51,8 @@ status daemon_server::open() {
   checkpointer_ = std::make_unique<checkpointer>(
       service_, *store_, metrics_, options_.config.checkpoint_interval,
       [ctx = ctx_](std::uint64_t epoch) { ctx->on_durable(epoch); }, options_.compact_log_bytes);
+  checkpointer_->retain(options_.config.retention, options_.config.sweep_interval);
+  checkpointer_->sweep_now();
   ctx_->nudge_checkpoint = [cp = checkpointer_.get()] { cp->nudge(); };
   listener_ = std::make_shared<listener>(ioc_, ctx_);
   return listener_->open(options_.endpoint);

@@ -25,15 +25,18 @@ json cost_json(const protocol::cost& c) {
 }
 
 json summary_json(const swarm_summary& s) {
-  return {{"swarm", s.swarm},
-          {"fingerprints", s.fingerprints},
-          {"workers", s.workers},
-          {"verdicts", s.verdicts},
-          {"calls", s.calls},
-          {"spent", cost_json(s.spent)},
-          {"wasted", cost_json(s.wasted)},
-          {"unit", s.unit},
-          {"budget", {{"level", std::string(to_string(s.budget))}, {"used", s.budget_used}}}};
+  json j = {{"swarm", s.swarm},
+            {"fingerprints", s.fingerprints},
+            {"workers", s.workers},
+            {"verdicts", s.verdicts},
+            {"calls", s.calls},
+            {"spent", cost_json(s.spent)},
+            {"wasted", cost_json(s.wasted)},
+            {"unit", s.unit},
+            {"budget", {{"level", std::string(to_string(s.budget))}, {"used", s.budget_used}}}};
+  // A tombstone (docs/operations.md, "Retention"): when it was expired, Unix seconds.
+  if (s.expired != 0) j["expired"] = s.expired;
+  return j;
 }
 
 json verdict_json(const protocol::verdict& v) {
@@ -207,7 +210,8 @@ http_reply route(std::string_view method, std::string_view target, const swarm_s
   if (target == "/metrics") {
     auto [counters, swarms] = service.read(
         [](const shared_economics_state& s) { return std::pair(s.counters(), s.swarms()); });
-    return {200, "text/plain; version=0.0.4", metrics.render(counters, swarms)};
+    return {200, "text/plain; version=0.0.4",
+            metrics.render(counters, swarms, service.retention())};
   }
   if (target == "/api/swarms") return json_reply(200, swarms_json(service, extras));
   constexpr std::string_view prefix = "/api/swarms/";

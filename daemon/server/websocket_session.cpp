@@ -37,6 +37,7 @@ websocket_session::websocket_session(net::ip::tcp::socket&& socket,
 }
 
 websocket_session::~websocket_session() {
+  if (attached_) ctx_->service.detach(*id_);
   if (id_) ctx_->registry.remove(id_->swarm, this);
   if (counted_) ctx_->connection_closed();
 }
@@ -208,7 +209,14 @@ void websocket_session::on_hello(protocol::hello&& m) {
   if (const auto& tokens = ctx_->access.tokens(); !tokens.empty()) {
     may_complete_ = tokens.find(m.token)->may_complete();
   }
-  id_ = worker_identity{std::move(m.swarm), std::move(m.worker), std::move(m.incarnation)};
+  worker_identity id{std::move(m.swarm), std::move(m.worker), std::move(m.incarnation)};
+  // Retention: an expired incarnation is refused; a live one is never expired while connected.
+  if (const status s = ctx_->service.attach(id); !s.ok()) {
+    log_refusal(s.code(), id.swarm, id.worker);
+    return fail_with({std::string(s.code()), s.message()}, close_code::policy_error);
+  }
+  attached_ = true;
+  id_ = std::move(id);
   ctx_->registry.add(id_->swarm, this, weak_from_this());
   if (ctx_->has(protocol::features::observe)) {
     ctx_->modes.set(id_->swarm, id_->worker, m.observing);

@@ -89,6 +89,8 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   std::optional<worker_identity> id_;  // set by hello
   bool may_complete_ = true;           // the hello's token grants swarm_complete (or no tokens)
   std::optional<std::string> url_swarm_;
+  // Counted as connected by the service's retention since the hello; detached on close.
+  bool attached_ = false;
   struct unacked {
     std::uint64_t epoch;                             // durable once this epoch is
     std::uint64_t seq;                               // acknowledges up to this sequence number

@@ -18,6 +18,34 @@ checkpointer::~checkpointer() {
   stop();
 }
 
+void checkpointer::retain(retention_limits limits, std::chrono::milliseconds every) {
+  retention_ = limits;
+  sweep_every_ = every;
+}
+
+void checkpointer::sweep_if_due() {
+  if (!retention_) return;
+  if (std::chrono::steady_clock::now() - last_sweep_ < sweep_every_) return;
+  sweep_now();
+}
+
+void checkpointer::sweep_now() {
+  if (!retention_) return;
+  last_sweep_ = std::chrono::steady_clock::now();
+  const retention_report r = service_.sweep(*retention_);
+  metrics_.incarnations_expired += r.incarnations;
+  metrics_.swarms_expired += r.swarms;
+  metrics_.expired_forgotten += r.forgotten;
+  if (r.empty()) return;
+  logs::emit(spdlog::level::info, "retention",
+             "expired " + std::to_string(r.incarnations) + " idle incarnations and " +
+                 std::to_string(r.swarms) + " idle swarms (kept as tombstones); forgot " +
+                 std::to_string(r.forgotten) + " expired incarnations",
+             {{"incarnations", std::to_string(r.incarnations)},
+              {"swarms", std::to_string(r.swarms)},
+              {"forgotten", std::to_string(r.forgotten)}});
+}
+
 void checkpointer::start() {
   thread_ = std::thread([this] { run(); });
 }
@@ -50,6 +78,7 @@ void checkpointer::run() {
       nudged_ = false;
       stopping = stop_;
     }
+    if (!stopping) sweep_if_due();
     last_ok_ = checkpoint_once(stopping);
     if (stopping) return;
     if (!last_ok_) {

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "service/daemon_metrics.hpp"
@@ -37,6 +38,13 @@ class checkpointer {
   checkpointer(const checkpointer&) = delete;
   checkpointer& operator=(const checkpointer&) = delete;
 
+  // Retention (docs/operations.md): every `every`, before a checkpoint, expire what is idle
+  // (swarm_service::sweep) so the checkpoint writes it. Call before start(); off until called.
+  void retain(retention_limits limits, std::chrono::milliseconds every);
+  // One sweep now (the daemon runs one at start, before it accepts anything, so what idled
+  // while it was down is expired before its worker can say hello). Not concurrent with start().
+  void sweep_now();
+
   void start();
   // Asks for a checkpoint as soon as the one in progress (if any) has finished: an ack is
   // waiting. Thread-safe; cheap enough to call for every batch.
@@ -47,6 +55,7 @@ class checkpointer {
  private:
   void run();
   bool checkpoint_once(bool final);  // true: committed (or nothing to write)
+  void sweep_if_due();               // on the thread: sweep_now() every `sweep_every_`
 
   swarm_service& service_;
   checkpoint_store& store_;
@@ -61,6 +70,9 @@ class checkpointer {
   checkpoint failed_;  // a checkpoint that failed, retried with the next one (thread only)
   bool has_failed_ = false;
   bool last_ok_ = true;
+  std::optional<retention_limits> retention_;  // set by retain()
+  std::chrono::milliseconds sweep_every_{0};
+  std::chrono::steady_clock::time_point last_sweep_ = std::chrono::steady_clock::now();
   std::thread thread_;
 };
 

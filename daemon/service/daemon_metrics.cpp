@@ -185,12 +185,33 @@ void daemon_metrics::render_costs(std::string& out, const std::vector<swarm_summ
   }
 }
 
+void daemon_metrics::render_retention(std::string& out, const state_counters& state,
+                                      const retention_gauges& retention) const {
+  metric(out, "loopguard_incarnations_expired_total", "counter",
+         "Idle worker incarnations expired (their sequence numbers dropped).",
+         incarnations_expired.load());
+  metric(out, "loopguard_swarms_expired_total", "counter",
+         "Idle swarms expired into tombstones (spend kept).", swarms_expired.load());
+  metric(out, "loopguard_expired_incarnations_forgotten_total", "counter",
+         "Expired-incarnation records dropped after retention.expired_kept_s.",
+         expired_forgotten.load());
+  metric(out, "loopguard_incarnations", "gauge", "Worker incarnations with a sequence number held.",
+         retention.incarnations);
+  metric(out, "loopguard_expired_incarnations", "gauge",
+         "Expired incarnations remembered (refused with incarnation_expired).", retention.expired);
+  metric(out, "loopguard_swarms", "gauge", "Live swarms held.", state.swarms);
+  metric(out, "loopguard_swarm_tombstones", "gauge", "Expired swarms held as tombstones.",
+         state.tombstones);
+}
+
 std::string daemon_metrics::render(const state_counters& state,
-                                   const std::vector<swarm_summary>& swarms) const {
+                                   const std::vector<swarm_summary>& swarms,
+                                   const retention_gauges& retention) const {
   std::string out;
   render_connections(out);
   render_state(out, state);
   render_checkpoints(out);
+  render_retention(out, state, retention);
   render_costs(out, swarms);
   return out;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "state/idle_tracker.hpp"
 #include "state/shared_economics_state.hpp"
 
 namespace loopguard::daemon {
@@ -59,6 +60,9 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> checkpoint_failures{0};
   std::atomic<std::uint64_t> checkpoint_rows{0};
   std::atomic<std::uint64_t> compactions{0};
+  std::atomic<std::uint64_t> incarnations_expired{0};  // retention sweeps
+  std::atomic<std::uint64_t> swarms_expired{0};
+  std::atomic<std::uint64_t> expired_forgotten{0};
   latency_histogram checkpoint_latency;  // write and commit of one checkpoint
   latency_histogram ack_latency;         // a batch's arrival to its ack being queued
   durability durable;
@@ -68,12 +72,16 @@ struct daemon_metrics {
   void durable_failing(std::string reason) { durable.failing(std::move(reason)); }
   // The text exposition; `state` supplies the evictions and fingerprint gauges, `swarms` the
   // per-swarm cost counters.
-  std::string render(const state_counters& state, const std::vector<swarm_summary>& swarms) const;
+  // `retention` the incarnation gauges.
+  std::string render(const state_counters& state, const std::vector<swarm_summary>& swarms,
+                     const retention_gauges& retention = {}) const;
 
  private:
   void render_connections(std::string& out) const;
   void render_state(std::string& out, const state_counters& state) const;
   void render_checkpoints(std::string& out) const;
+  void render_retention(std::string& out, const state_counters& state,
+                        const retention_gauges& retention) const;
   static void render_costs(std::string& out, const std::vector<swarm_summary>& swarms);
 };
 

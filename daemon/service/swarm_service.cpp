@@ -1,5 +1,6 @@
 #include "service/swarm_service.hpp"
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <thread>
@@ -83,8 +84,12 @@ std::size_t repair(stored_state& st) {
 
 }  // namespace
 
-swarm_service::swarm_service(swarm_rules rules, state_options options)
-    : state_(std::move(rules), options) {}
+double swarm_service::system_wall_clock() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+swarm_service::swarm_service(swarm_rules rules, state_options options, wall_clock clock)
+    : state_(std::move(rules), options), clock_(std::move(clock)) {}
 
 result<swarm_service::restore_report> swarm_service::restore_from(checkpoint_store& store) {
   restore_report r;
@@ -95,6 +100,7 @@ result<swarm_service::restore_report> swarm_service::restore_from(checkpoint_sto
   if (!s.ok()) {
     state_.restore_begin();
     ledger_.restore({});
+    idle_.restore({}, {}, {}, {}, clock_());
     log_bytes_ = 0;
     return s;
   }
@@ -141,6 +147,22 @@ status swarm_service::restore_stored(stored_state& stored, restore_report& r) {
     if (!s.ok()) return s;
     log_bytes_ += record.size();
   }
+  // Retention: after the replay, which may have expired or revived swarms.
+  std::vector<seen_row> seen;
+  seen.reserve(stored.sequences.size());
+  for (const auto& row : stored.sequences) {
+    if (row.seq > 0) seen.push_back({row.id, row.seen});
+  }
+  std::vector<std::string> live;
+  for (const auto& sw : state_.swarms()) {
+    if (sw.expired == 0) live.push_back(sw.swarm);
+  }
+  for (auto& row : stored.swarms_seen) r.repaired += repair(row.swarm);
+  for (auto& row : stored.expired) {
+    r.repaired += repair(row.id.swarm) + repair(row.id.worker) + repair(row.id.incarnation);
+  }
+  idle_.restore(seen, stored.swarms_seen, live, stored.expired, clock_());
+  r.expired = stored.expired.size();
   return {};
 }
 
@@ -174,6 +196,7 @@ ingest_result swarm_service::ingest(const worker_identity& id,
   }
   if (r.applied > 0) ledger_.advance(id, last);
   r.last_seq = last;
+  idle_.touch(id, clock_());
   return r;
 }
 
@@ -182,6 +205,7 @@ result<std::uint64_t> swarm_service::declare_gap(const worker_identity& id, std:
   std::lock_guard lock(mu_);
   const status s = ledger_.declare_gap(id, from, to);
   if (!s.ok()) return status::error(protocol::codes::bad_gap, s.message());
+  idle_.touch(id, clock_());
   return epoch_;
 }
 
@@ -192,6 +216,49 @@ result<std::uint64_t> swarm_service::complete(std::string_view swarm) {
   }
   log_.complete(swarm);
   return epoch_;
+}
+
+status swarm_service::attach(const worker_identity& id) {
+  const double now = clock_();
+  std::lock_guard lock(mu_);
+  if (!idle_.attach(id, now)) {
+    return status::error(protocol::codes::incarnation_expired,
+                         "incarnation \"" + id.incarnation + "\" of worker \"" + id.worker +
+                             "\" was expired after being idle; start a new incarnation and "
+                             "declare what was not acknowledged as a gap");
+  }
+  return {};
+}
+
+void swarm_service::detach(const worker_identity& id) {
+  const double now = clock_();
+  std::lock_guard lock(mu_);
+  idle_.detach(id, now);
+}
+
+retention_report swarm_service::sweep(const retention_limits& limits) {
+  const double now = clock_();
+  retention_report r;
+  std::lock_guard lock(mu_);
+  const retention_sweep found = idle_.sweep(now, limits);
+  for (const auto& id : found.incarnations) {
+    if (ledger_.applied(id) == 0) continue;  // it never sent anything: nothing to refuse
+    ledger_.erase(id);
+    idle_.record_expired(id, now);
+    ++r.incarnations;
+  }
+  for (const auto& name : found.swarms) {
+    if (!state_.expire(name, now)) continue;  // completed meanwhile, or only said hello
+    log_.expire(name, now);
+    ++r.swarms;
+  }
+  r.forgotten = found.forgotten;
+  return r;
+}
+
+retention_gauges swarm_service::retention() const {
+  std::lock_guard lock(mu_);
+  return {ledger_.size(), idle_.expired()};
 }
 
 std::vector<sequence_row> swarm_service::sequences() const {
@@ -218,6 +285,8 @@ checkpoint swarm_service::take_checkpoint(bool compact) {
     c.log.push_back(log_.take());
   }
   c.sequences = ledger_.take_changes();
+  for (auto& row : c.sequences) row.seen = idle_.seen(row.id);
+  c.retention = idle_.take_changes();
   return c;
 }
 

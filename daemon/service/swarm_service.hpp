@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
 
 #include "loopguard/protocol.hpp"
+#include "state/idle_tracker.hpp"
 #include "state/sequence_ledger.hpp"
 #include "state/shared_economics_state.hpp"
 #include "store/checkpoint_store.hpp"
@@ -29,9 +31,22 @@ struct ingest_result {
   status error;  // failed (code sequence_gap): the batch stopped at an undeclared gap
 };
 
+// What a retention sweep expired (swarm_service::sweep).
+struct retention_report {
+  std::size_t incarnations = 0;  // sequence rows dropped
+  std::size_t swarms = 0;        // swarms turned into tombstones
+  std::size_t forgotten = 0;     // expired-incarnation records dropped after expired_kept
+  bool empty() const { return incarnations == 0 && swarms == 0 && forgotten == 0; }
+};
+
 class swarm_service {
  public:
-  explicit swarm_service(swarm_rules rules = {}, state_options options = {});
+  // The daemon's wall clock, Unix seconds (retention only; detection runs on event time).
+  using wall_clock = std::function<double()>;
+  static double system_wall_clock();
+
+  explicit swarm_service(swarm_rules rules = {}, state_options options = {},
+                         wall_clock clock = system_wall_clock);
 
   // Replaces everything with what `store` holds: its rows, decoded on a second thread while
   // this one inserts them into the state, then every log record replayed in order. Call before
@@ -41,6 +56,7 @@ class swarm_service {
   struct restore_report {
     std::size_t fingerprints = 0, workers = 0, sequences = 0, records = 0;
     std::size_t repaired = 0;  // stored strings that were not valid UTF-8, now repaired
+    std::size_t expired = 0;   // expired incarnations remembered
   };
   result<restore_report> restore_from(checkpoint_store& store);
 
@@ -58,6 +74,17 @@ class swarm_service {
   // nothing to forget (no state of that swarm: unknown, or already completed).
   result<std::uint64_t> complete(std::string_view swarm);
   std::uint64_t durable_seq(const worker_identity& id) const;
+
+  // Retention (docs/operations.md, "Retention"). A hello of `id`: refused (code
+  // protocol::codes::incarnation_expired) when the daemon expired it; else `id` counts as
+  // connected (never expired) until detach().
+  status attach(const worker_identity& id);
+  void detach(const worker_identity& id);
+  // Expires every incarnation and swarm idle for its limit by the wall clock: an incarnation's
+  // sequence row is dropped and its id remembered (refused at its next hello); a swarm becomes
+  // a tombstone (shared_economics_state::expire). Written by the next checkpoint.
+  retention_report sweep(const retention_limits& limits);
+  retention_gauges retention() const;
 
   // For the checkpointer: the log record and sequence numbers since the last call, with its
   // epoch; with `compact`, the rows changed since the last compaction instead of the record.
@@ -85,6 +112,8 @@ class swarm_service {
   mutable std::mutex mu_;  // guards everything below
   shared_economics_state state_;
   sequence_ledger ledger_;
+  idle_tracker idle_;
+  wall_clock clock_;
   event_log_writer log_;
   std::size_t log_bytes_ = 0;  // since the last compaction, the pending record excluded
   std::uint64_t epoch_ = 1;

@@ -48,7 +48,7 @@ std::vector<sequence_row> sequence_ledger::take_changes() {
   for (const auto* key : changed_) {
     entry& e = entries_.at(*key);
     e.changed = false;
-    out.push_back({*key, e.applied});
+    out.push_back({*key, e.applied, 0});
   }
   changed_.clear();
   return out;
@@ -56,21 +56,31 @@ std::vector<sequence_row> sequence_ledger::take_changes() {
 
 void sequence_ledger::mark_durable(const std::vector<sequence_row>& rows) {
   for (const auto& r : rows) {
-    auto& e = entries_[r.id];
-    e.durable = std::max(e.durable, r.seq);
+    // An incarnation expired since the checkpoint was taken stays forgotten.
+    const auto it = entries_.find(r.id);
+    if (it != entries_.end()) it->second.durable = std::max(it->second.durable, r.seq);
   }
+}
+
+void sequence_ledger::erase(const worker_identity& id) {
+  const auto it = entries_.find(id);
+  if (it == entries_.end()) return;
+  if (it->second.changed) std::erase(changed_, &it->first);
+  entries_.erase(it);
 }
 
 std::vector<sequence_row> sequence_ledger::rows() const {
   std::vector<sequence_row> out;
-  for (const auto& [id, e] : entries_) out.push_back({id, e.applied});
+  for (const auto& [id, e] : entries_) out.push_back({id, e.applied, 0});
   return out;
 }
 
 void sequence_ledger::restore(const std::vector<sequence_row>& rows) {
   entries_.clear();
   changed_.clear();
-  for (const auto& r : rows) entries_[r.id] = entry{r.seq, r.seq, false};
+  for (const auto& r : rows) {
+    if (r.seq > 0) entries_[r.id] = entry{r.seq, r.seq, false};
+  }
 }
 
 }  // namespace loopguard::daemon

@@ -21,6 +21,9 @@ struct worker_identity {
 struct sequence_row {
   worker_identity id;
   std::uint64_t seq = 0;  // every event up to and including it was applied (or declared lost)
+  // Its last activity by the daemon's wall clock (idle_tracker), filled in by the checkpoint
+  // and the store; 0 elsewhere (the ledger does not keep it).
+  double seen = 0;
   friend bool operator==(const sequence_row&, const sequence_row&) = default;
 };
 
@@ -40,6 +43,9 @@ class sequence_ledger {
   // Rows advanced since the last call; mark_durable() once the checkpoint holding them commits.
   std::vector<sequence_row> take_changes();
   void mark_durable(const std::vector<sequence_row>& rows);
+
+  // Retention: forgets `id` (its row is deleted by the same checkpoint).
+  void erase(const worker_identity& id);
 
   std::vector<sequence_row> rows() const;
   void restore(const std::vector<sequence_row>& rows);  // applied = durable = row.seq

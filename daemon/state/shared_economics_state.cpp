@@ -92,6 +92,7 @@ std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& 
   }
   auto [it, inserted] = swarms_.try_emplace(raw.swarm);
   swarm& s = it->second;
+  s.expired = 0;  // a tombstone's next call makes it live again
   s.spent += raw.spent;
   swarm_event clocked;
   const swarm_event& e = advance_clock(s, raw, clocked);
@@ -520,6 +521,24 @@ bool shared_economics_state::complete(std::string_view name) {
   if (it == swarms_.end()) return false;
   cleared_.emplace_back(name);
   swarms_.erase(it);
+  return true;
+}
+
+bool shared_economics_state::expire(std::string_view name, double wall) {
+  const auto it = swarms_.find(name);
+  if (it == swarms_.end() || it->second.expired != 0) return false;
+  swarm& old = it->second;
+  swarm tomb;
+  tomb.latest_t = old.latest_t;
+  tomb.has_t = old.has_t;
+  tomb.spent = old.spent;
+  tomb.wasted = old.wasted;
+  tomb.budget_level = old.budget_level;  // reached: not declared again
+  tomb.budget_t = old.budget_t;
+  tomb.expired = wall > 0 ? wall : std::numeric_limits<double>::min();
+  tomb.dirty = true;  // the store clears the swarm's rows, then writes the tombstone's
+  old = std::move(tomb);
+  cleared_.emplace_back(name);
   return true;
 }
 

@@ -60,6 +60,7 @@ struct swarm_summary {
   std::string unit;                  // of the amounts (the swarm's budget unit)
   severity budget = severity::none;  // the level its budget reached
   double budget_used = 0;            // of its cap (the further of tokens and amount); 0: no cap
+  double expired = 0;                // a tombstone since (daemon wall clock, Unix seconds); 0: live
 };
 
 // What GET /api/swarms/{id} shows, copied out of the state in one piece (no digest: computing
@@ -85,6 +86,8 @@ struct state_counters {
   std::uint64_t lifted = 0;      // verdicts lifted (returned with level none)
   std::uint64_t evictions = 0;   // fingerprints evicted for the per-swarm cap
   std::size_t fingerprints = 0;  // held now, all swarms
+  std::size_t swarms = 0;        // live swarms held now
+  std::size_t tombstones = 0;    // expired swarms held now (swarm_row::expired)
 };
 
 class shared_economics_state {
@@ -111,6 +114,13 @@ class shared_economics_state {
 
   // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
   bool complete(std::string_view swarm);
+
+  // Retention (docs/operations.md): turns an idle live swarm into a tombstone that keeps its
+  // clock, spend and wasted cost (so its budget goes on where it stopped) and forgets the rest:
+  // fingerprints, windows, verdicts, workers, hand-offs. `wall` (the daemon's wall clock) is
+  // only recorded, never compared. The swarm's next call makes it live again. False when it is
+  // unknown or already a tombstone.
+  bool expire(std::string_view swarm, double wall);
 
   // xxHash (XXH3-64) over the canonical form of one swarm: per fingerprint its kind, value,
   // tool, calls, counted calls, worker names, first and last seen, and declared level. 0 for
@@ -184,6 +194,7 @@ class shared_economics_state {
   struct swarm {
     double latest_t = 0;
     bool has_t = false;
+    double expired = 0;            // swarm_row::expired
     protocol::cost spent, wasted;  // swarm totals (swarm_row)
     // The budget's level reached (derived from `spent`, recomputed at a restore) and when.
     severity budget_level = severity::none;

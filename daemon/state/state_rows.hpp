@@ -73,6 +73,9 @@ struct swarm_row {
   protocol::cost spent;           // every cost its workers reported
   protocol::cost wasted;          // what its declared dead ends burned (fingerprint_stats::booked)
   std::vector<handoff> handoffs;  // its recent hand-offs, by time
+  // A tombstone (docs/operations.md, "Retention"): the daemon's wall clock (Unix seconds) when
+  // the idle swarm was expired; it keeps only latest_t, spent and wasted. 0: a live swarm.
+  double expired = 0;
 };
 
 struct fingerprint_ref {

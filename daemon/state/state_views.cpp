@@ -182,7 +182,8 @@ std::optional<swarm_summary> shared_economics_state::summary(std::string_view na
                        s.wasted,
                        rules_.budget.of(it->first).unit,
                        s.budget_level,
-                       budget_used(it->first, s)};
+                       budget_used(it->first, s),
+                       s.expired};
 }
 
 std::vector<swarm_summary> shared_economics_state::swarms() const {
@@ -276,7 +277,10 @@ std::optional<swarm_view> shared_economics_state::view(std::string_view name, st
 
 state_counters shared_economics_state::counters() const {
   state_counters c{events_, verdicts_, lifted_, evictions_, 0};
-  for (const auto& kv : swarms_) c.fingerprints += kv.second.fingerprints.size();
+  for (const auto& kv : swarms_) {
+    c.fingerprints += kv.second.fingerprints.size();
+    ++(kv.second.expired != 0 ? c.tombstones : c.swarms);
+  }
   return c;
 }
 
@@ -290,7 +294,8 @@ state_changes shared_economics_state::take_changes() {
                           s.latest_t,
                           s.spent,
                           s.wasted,
-                          {s.handoffs.entries().begin(), s.handoffs.entries().end()}});
+                          {s.handoffs.entries().begin(), s.handoffs.entries().end()},
+                          s.expired});
     for (auto id = s.workers_persisted; id < s.worker_names.size(); ++id) {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
@@ -313,7 +318,8 @@ state_snapshot shared_economics_state::snapshot() const {
                           s.latest_t,
                           s.spent,
                           s.wasted,
-                          {s.handoffs.entries().begin(), s.handoffs.entries().end()}});
+                          {s.handoffs.entries().begin(), s.handoffs.entries().end()},
+                          s.expired});
     for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
@@ -340,6 +346,7 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
     swarm& s = swarms_[r.swarm];
     s.latest_t = r.latest_t;
     s.has_t = true;
+    s.expired = r.expired;
     s.spent = r.spent;
     s.wasted = r.wasted;
     // Derived: the level its spend reaches under today's rules, as reached (no verdict now).

@@ -1,5 +1,6 @@
 #include "store/checkpoint_store.hpp"
 
+#include <algorithm>
 #include <cassert>
 
 namespace loopguard::daemon {
@@ -22,6 +23,13 @@ status write_checkpoint(checkpoint_store& store, const checkpoint& c) {
   each(c.state.erased, [&](const fingerprint_ref& r) { return store.erase_fingerprint(r); });
   each(c.log, [&](const std::string& r) { return store.append_log(r); });
   each(c.sequences, [&](const sequence_row& r) { return store.put_sequence(r); });
+  const auto& ret = c.retention;
+  each(ret.dropped, [&](const worker_identity& r) { return store.erase_sequence(r); });
+  each(ret.seen, [&](const seen_row& r) { return store.put_seen(r); });
+  each(ret.expired, [&](const expired_row& r) { return store.put_expired(r); });
+  each(ret.forgotten, [&](const worker_identity& r) { return store.erase_expired(r); });
+  each(ret.swarms_dropped, [&](const std::string& r) { return store.erase_swarm_seen(r); });
+  each(ret.swarms_seen, [&](const swarm_seen_row& r) { return store.put_swarm_seen(r); });
   if (s.ok()) s = store.commit();
   if (!s.ok()) store.rollback();
   return s;
@@ -42,7 +50,14 @@ void checkpoint::merge_newer(checkpoint&& newer) {
   } else {
     for (auto& r : newer.log) log.push_back(std::move(r));
   }
+  // A row the newer set writes again must not be deleted by this set's drop (drops are written
+  // after the sequences).
+  std::erase_if(retention.dropped, [&](const worker_identity& id) {
+    return std::any_of(newer.sequences.begin(), newer.sequences.end(),
+                       [&](const sequence_row& r) { return r.id == id; });
+  });
   for (auto& s : newer.sequences) sequences.push_back(std::move(s));
+  retention.merge_newer(std::move(newer.retention));
 }
 
 }  // namespace loopguard::daemon

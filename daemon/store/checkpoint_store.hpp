@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "loopguard/status.hpp"
+#include "state/idle_tracker.hpp"
 #include "state/sequence_ledger.hpp"
 #include "state/state_rows.hpp"
 
@@ -25,10 +26,13 @@ struct checkpoint {
   // "Epochs"); once it commits, they may be acknowledged.
   std::uint64_t epoch = 0;
   bool compact = false;
-  state_changes state;           // only when compact
-  std::vector<std::string> log;  // event_log records, oldest first (more after a retry)
-  std::vector<sequence_row> sequences;
-  bool empty() const { return state.empty() && log.empty() && sequences.empty(); }
+  state_changes state;                  // only when compact
+  std::vector<std::string> log;         // event_log records, oldest first (more after a retry)
+  std::vector<sequence_row> sequences;  // with their `seen`
+  retention_changes retention;          // written after the sequences
+  bool empty() const {
+    return state.empty() && log.empty() && sequences.empty() && retention.empty();
+  }
   // Folds `newer` (taken later) into this failed checkpoint so both commit together.
   void merge_newer(checkpoint&& newer);
 };
@@ -39,7 +43,9 @@ struct checkpoint {
 struct stored_state {
   state_snapshot state;
   std::vector<std::string> log;
-  std::vector<sequence_row> sequences;
+  std::vector<sequence_row> sequences;  // with their `seen`
+  std::vector<swarm_seen_row> swarms_seen;
+  std::vector<expired_row> expired;
 };
 
 // Receives loaded fingerprint rows a chunk at a time, in key order, on the thread running
@@ -64,6 +70,13 @@ class checkpoint_store {
   virtual status put_fingerprint(const fingerprint_row& row) = 0;
   virtual status erase_fingerprint(const fingerprint_ref& ref) = 0;
   virtual status put_sequence(const sequence_row& row) = 0;
+  // Retention (schema 4): the retention_changes steps, in the order written there.
+  virtual status erase_sequence(const worker_identity& id) = 0;
+  virtual status put_seen(const seen_row& row) = 0;  // updates an existing sequence row only
+  virtual status put_expired(const expired_row& row) = 0;
+  virtual status erase_expired(const worker_identity& id) = 0;
+  virtual status erase_swarm_seen(std::string_view swarm) = 0;
+  virtual status put_swarm_seen(const swarm_seen_row& row) = 0;
   virtual status truncate_log() = 0;  // deletes every log record
   virtual status append_log(std::string_view record) = 0;
   virtual status commit() = 0;

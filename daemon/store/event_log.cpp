@@ -8,7 +8,7 @@
 namespace loopguard::daemon {
 namespace {
 
-enum class op : std::uint8_t { context = 1, event = 2, complete = 3 };
+enum class op : std::uint8_t { context = 1, event = 2, complete = 3, expire = 4 };  // 4: schema 4
 // Format 2 writes a cost and a peer only when the event has one (most have neither).
 constexpr std::uint8_t kOk = 1, kHasResult = 2, kCharge = 4, kHasCost = 8, kHasPeer = 16;
 constexpr std::uint8_t kOldestFormat = 1;  // no cost, no charge
@@ -55,6 +55,14 @@ void event_log_writer::complete(std::string_view swarm) {
   w.str(swarm);
 }
 
+void event_log_writer::expire(std::string_view swarm, double wall) {
+  if (out_.empty()) out_.push_back(static_cast<char>(kFormat));
+  byte_writer w(out_);
+  w.put(op::expire);
+  w.str(swarm);
+  w.put(wall);
+}
+
 std::string event_log_writer::take() {
   has_context_ = false;
   return std::exchange(out_, {});
@@ -92,6 +100,8 @@ class log_replayer {
         return event();
       case op::complete:
         return complete();
+      case op::expire:
+        return expire();
     }
     return status::error("a log record has an unknown operation (" +
                          std::to_string(static_cast<int>(o)) + ")");
@@ -146,6 +156,18 @@ class log_replayer {
     std::string swarm(name);
     repair(swarm);
     state_.complete(swarm);
+    return {};
+  }
+
+  status expire() {
+    std::string_view name;
+    double wall = 0;
+    if (!r_.str(name) || !r_.get(wall)) {
+      return status::error("a log record has a truncated swarm expiry");
+    }
+    std::string swarm(name);
+    repair(swarm);
+    state_.expire(swarm, wall);
     return {};
   }
 

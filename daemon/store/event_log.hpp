@@ -24,6 +24,8 @@ class event_log_writer {
   // An event the state applied / a swarm it completed (only when complete() returned true).
   void event(const swarm_event& e);
   void complete(std::string_view swarm);
+  // A swarm the state expired into a tombstone (only when expire() returned true).
+  void expire(std::string_view swarm, double wall);
 
   // The record so far (empty when nothing was logged); starts a new one.
   std::string take();

@@ -24,7 +24,8 @@ CREATE TABLE swarms (
   spent_amount   REAL NOT NULL DEFAULT 0,
   wasted_tokens  INTEGER NOT NULL DEFAULT 0,
   wasted_amount  REAL NOT NULL DEFAULT 0,
-  handoffs       BLOB
+  handoffs       BLOB,
+  expired        REAL
 ) WITHOUT ROWID;
 CREATE TABLE workers (
   swarm TEXT NOT NULL,
@@ -48,6 +49,18 @@ CREATE TABLE sequences (
   worker      TEXT NOT NULL,
   incarnation TEXT NOT NULL,
   seq         INTEGER NOT NULL,
+  seen        REAL NOT NULL DEFAULT 0,
+  PRIMARY KEY (swarm, worker, incarnation)
+) WITHOUT ROWID;
+CREATE TABLE swarm_seen (
+  swarm TEXT PRIMARY KEY,
+  seen  REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE expired_incarnations (
+  swarm       TEXT NOT NULL,
+  worker      TEXT NOT NULL,
+  incarnation TEXT NOT NULL,
+  expired     REAL NOT NULL,
   PRIMARY KEY (swarm, worker, incarnation)
 ) WITHOUT ROWID;
 )sql";
@@ -61,6 +74,24 @@ ALTER TABLE swarms ADD COLUMN wasted_tokens INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN wasted_amount REAL NOT NULL DEFAULT 0;
 ALTER TABLE swarms ADD COLUMN handoffs BLOB;
 UPDATE fingerprints SET data = CAST(data || zeroblob(32) AS BLOB);
+)sql";
+
+// Schema 3 -> 4 (docs/storage.md, "Migrations"): retention. Nothing is rewritten: a sequence row's
+// last activity is unknown (0, counted from the first start on schema 4), every swarm is live.
+constexpr const char* kMigrate3To4 = R"sql(
+ALTER TABLE swarms ADD COLUMN expired REAL;
+ALTER TABLE sequences ADD COLUMN seen REAL NOT NULL DEFAULT 0;
+CREATE TABLE swarm_seen (
+  swarm TEXT PRIMARY KEY,
+  seen  REAL NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE expired_incarnations (
+  swarm       TEXT NOT NULL,
+  worker      TEXT NOT NULL,
+  incarnation TEXT NOT NULL,
+  expired     REAL NOT NULL,
+  PRIMARY KEY (swarm, worker, incarnation)
+) WITHOUT ROWID;
 )sql";
 
 constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
@@ -90,7 +121,8 @@ struct sqlite_checkpoint_store::impl {
       : db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX) {}
   SQLite::Database db;
   std::optional<SQLite::Statement> clear_swarms, clear_workers, clear_fps, put_swarm, put_worker,
-      put_fp, erase_fp, put_seq, truncate_log, append_log;
+      put_fp, erase_fp, put_seq, truncate_log, append_log, erase_seq, put_seen, put_expired,
+      erase_expired, erase_swarm_seen, put_swarm_seen;
   std::string scratch;  // the fingerprint blob being written
   bool in_transaction = false;
 
@@ -100,11 +132,21 @@ struct sqlite_checkpoint_store::impl {
     clear_fps.emplace(db, "DELETE FROM fingerprints WHERE swarm = ?");
     put_swarm.emplace(db,
                       "INSERT OR REPLACE INTO swarms (swarm, latest_t, spent_tokens, spent_amount, "
-                      "wasted_tokens, wasted_amount, handoffs) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                      "wasted_tokens, wasted_amount, handoffs, expired) VALUES (?, ?, ?, ?, ?, "
+                      "?, ?, ?)");
     put_worker.emplace(db, "INSERT OR REPLACE INTO workers VALUES (?, ?, ?)");
     put_fp.emplace(db, "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?, ?)");
     erase_fp.emplace(db, "DELETE FROM fingerprints WHERE swarm = ? AND kind = ? AND fp = ?");
-    put_seq.emplace(db, "INSERT OR REPLACE INTO sequences VALUES (?, ?, ?, ?)");
+    put_seq.emplace(db, "INSERT OR REPLACE INTO sequences VALUES (?, ?, ?, ?, ?)");
+    erase_seq.emplace(db,
+                      "DELETE FROM sequences WHERE swarm = ? AND worker = ? AND incarnation = ?");
+    put_seen.emplace(
+        db, "UPDATE sequences SET seen = ? WHERE swarm = ? AND worker = ? AND incarnation = ?");
+    put_expired.emplace(db, "INSERT OR REPLACE INTO expired_incarnations VALUES (?, ?, ?, ?)");
+    erase_expired.emplace(
+        db, "DELETE FROM expired_incarnations WHERE swarm = ? AND worker = ? AND incarnation = ?");
+    erase_swarm_seen.emplace(db, "DELETE FROM swarm_seen WHERE swarm = ?");
+    put_swarm_seen.emplace(db, "INSERT OR REPLACE INTO swarm_seen VALUES (?, ?)");
     truncate_log.emplace(db, "DELETE FROM log");
     append_log.emplace(db, "INSERT INTO log (data) VALUES (?)");
   }
@@ -206,6 +248,7 @@ void migrate(SQLite::Database& db, int version) {
   if (version == sqlite_checkpoint_store::kSchemaVersion) return;
   SQLite::Transaction tx(db);
   if (version == 2) db.exec(kMigrate2To3);
+  if (version <= 3) db.exec(kMigrate3To4);
   db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
   tx.commit();
 }
@@ -263,7 +306,7 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kLoadCacheKiB));
     SQLite::Statement swarms(impl_->db,
                              "SELECT swarm, latest_t, spent_tokens, spent_amount, wasted_tokens, "
-                             "wasted_amount, handoffs FROM swarms");
+                             "wasted_amount, handoffs, expired FROM swarms");
     while (swarms.executeStep()) {
       const auto cost = [&](int col) {
         return protocol::cost{as_uint(swarms.getColumn(col).getInt64()),
@@ -274,6 +317,7 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
       if (!decode_handoffs(blob_of(swarms.getColumn(6)), row.handoffs)) {
         throw std::runtime_error("a swarm row has a malformed handoffs blob");
       }
+      if (!swarms.getColumn(7).isNull()) row.expired = swarms.getColumn(7).getDouble();
       out.state.swarms.push_back(std::move(row));
     }
     SQLite::Statement workers(impl_->db, "SELECT swarm, id, name FROM workers");
@@ -286,11 +330,24 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
     SQLite::Statement log(impl_->db, "SELECT data FROM log ORDER BY id");
     while (log.executeStep()) out.log.emplace_back(blob_of(log.getColumn(0)));
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
-    SQLite::Statement seqs(impl_->db, "SELECT swarm, worker, incarnation, seq FROM sequences");
+    SQLite::Statement seqs(impl_->db,
+                           "SELECT swarm, worker, incarnation, seq, seen FROM sequences");
     while (seqs.executeStep()) {
       out.sequences.push_back({{seqs.getColumn(0).getString(), seqs.getColumn(1).getString(),
                                 seqs.getColumn(2).getString()},
-                               as_uint(seqs.getColumn(3).getInt64())});
+                               as_uint(seqs.getColumn(3).getInt64()),
+                               seqs.getColumn(4).getDouble()});
+    }
+    SQLite::Statement seen(impl_->db, "SELECT swarm, seen FROM swarm_seen");
+    while (seen.executeStep()) {
+      out.swarms_seen.push_back({seen.getColumn(0).getString(), seen.getColumn(1).getDouble()});
+    }
+    SQLite::Statement expired(
+        impl_->db, "SELECT swarm, worker, incarnation, expired FROM expired_incarnations");
+    while (expired.executeStep()) {
+      out.expired.push_back({{expired.getColumn(0).getString(), expired.getColumn(1).getString(),
+                              expired.getColumn(2).getString()},
+                             expired.getColumn(3).getDouble()});
     }
   });
   if (!s.ok()) return s;
@@ -366,6 +423,11 @@ status sqlite_checkpoint_store::put_swarm(const swarm_row& row) {
     st.bind(6, row.wasted.amount);
     encode_handoffs(row.handoffs, impl_->scratch);
     bind_blob(st, 7, impl_->scratch);
+    if (row.expired != 0) {
+      st.bind(8, row.expired);
+    } else {
+      st.bind(8);  // NULL: live
+    }
     st.exec();
   });
 }
@@ -413,6 +475,72 @@ status sqlite_checkpoint_store::put_sequence(const sequence_row& row) {
     st.bind(2, row.id.worker);
     st.bind(3, row.id.incarnation);
     st.bind(4, as_int(row.seq));
+    st.bind(5, row.seen);
+    st.exec();
+  });
+}
+
+namespace {
+void bind_identity(SQLite::Statement& st, int first, const worker_identity& id) {
+  st.bind(first, id.swarm);
+  st.bind(first + 1, id.worker);
+  st.bind(first + 2, id.incarnation);
+}
+}  // namespace
+
+status sqlite_checkpoint_store::erase_sequence(const worker_identity& id) {
+  return guarded(path_, "deleting an expired incarnation's sequence number", [&] {
+    auto& st = *impl_->erase_seq;
+    st.reset();
+    bind_identity(st, 1, id);
+    st.exec();
+  });
+}
+
+status sqlite_checkpoint_store::put_seen(const seen_row& row) {
+  return guarded(path_, "writing an incarnation's last activity", [&] {
+    auto& st = *impl_->put_seen;
+    st.reset();
+    st.bind(1, row.seen);
+    bind_identity(st, 2, row.id);
+    st.exec();
+  });
+}
+
+status sqlite_checkpoint_store::put_expired(const expired_row& row) {
+  return guarded(path_, "writing an expired incarnation", [&] {
+    auto& st = *impl_->put_expired;
+    st.reset();
+    bind_identity(st, 1, row.id);
+    st.bind(4, row.expired);
+    st.exec();
+  });
+}
+
+status sqlite_checkpoint_store::erase_expired(const worker_identity& id) {
+  return guarded(path_, "forgetting an expired incarnation", [&] {
+    auto& st = *impl_->erase_expired;
+    st.reset();
+    bind_identity(st, 1, id);
+    st.exec();
+  });
+}
+
+status sqlite_checkpoint_store::erase_swarm_seen(std::string_view swarm) {
+  return guarded(path_, "deleting a swarm's last activity", [&] {
+    auto& st = *impl_->erase_swarm_seen;
+    st.reset();
+    st.bind(1, std::string(swarm));
+    st.exec();
+  });
+}
+
+status sqlite_checkpoint_store::put_swarm_seen(const swarm_seen_row& row) {
+  return guarded(path_, "writing a swarm's last activity", [&] {
+    auto& st = *impl_->put_swarm_seen;
+    st.reset();
+    st.bind(1, row.swarm);
+    st.bind(2, row.seen);
     st.exec();
   });
 }

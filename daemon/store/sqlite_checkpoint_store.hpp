@@ -13,7 +13,7 @@ namespace loopguard::daemon {
 
 class sqlite_checkpoint_store final : public checkpoint_store {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
   static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
 
   // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page
@@ -46,6 +46,12 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   status put_fingerprint(const fingerprint_row& row) override;
   status erase_fingerprint(const fingerprint_ref& ref) override;
   status put_sequence(const sequence_row& row) override;
+  status erase_sequence(const worker_identity& id) override;
+  status put_seen(const seen_row& row) override;
+  status put_expired(const expired_row& row) override;
+  status erase_expired(const worker_identity& id) override;
+  status erase_swarm_seen(std::string_view swarm) override;
+  status put_swarm_seen(const swarm_seen_row& row) override;
   status truncate_log() override;
   status append_log(std::string_view record) override;
   status commit() override;

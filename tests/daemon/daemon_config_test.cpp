@@ -60,4 +60,35 @@ TEST_SUITE("daemon config") {
     CHECK(twice.error().message() ==
           ": protocol_features[1]: expected a feature not listed before, got \"swarm_url\"");
   }
+
+  TEST_CASE(
+      "retention: idle times in seconds (0 off), from the file, the environment and to_json") {
+    const auto d = config_of("{}");
+    CHECK(d->retention.incarnation_idle == 7 * 86400);
+    CHECK(d->retention.swarm_idle == 30 * 86400);
+    CHECK(d->retention.expired_kept == 90 * 86400);
+    CHECK(d->sweep_interval == std::chrono::milliseconds(60000));
+    const auto c =
+        config_of(R"({"retention":{"incarnation_idle_s":2,"swarm_idle_s":0,"expired_kept_s":5,)"
+                  R"("sweep_interval_ms":50}})");
+    REQUIRE(c.has_value());
+    CHECK(c->retention.incarnation_idle == 2);
+    CHECK(c->retention.swarm_idle == 0);
+    CHECK(c->retention.expired_kept == 5);
+    CHECK(c->sweep_interval == std::chrono::milliseconds(50));
+    CHECK(to_json(*c)["retention"] == nlohmann::json{{"incarnation_idle_s", 2},
+                                                     {"swarm_idle_s", 0},
+                                                     {"expired_kept_s", 5},
+                                                     {"sweep_interval_ms", 50}});
+    const auto bad = config_of(R"({"retention":{"swarm_idle_s":-1}})");
+    REQUIRE_FALSE(bad.has_value());
+    CHECK(bad.error().message() ==
+          ": retention.swarm_idle_s: expected an integer in 0..315360000, got -1");
+    daemon_config e;
+    const auto s = apply_env(e, [](const char* n) -> const char* {
+      return std::string_view(n) == "LOOPGUARD_INCARNATION_IDLE_S" ? "60" : nullptr;
+    });
+    REQUIRE(s.ok());
+    CHECK(e.retention.incarnation_idle == 60);
+  }
 }

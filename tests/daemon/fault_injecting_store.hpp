@@ -42,6 +42,24 @@ class fault_injecting_store final : public checkpoint_store {
   status erase_fingerprint(const fingerprint_ref& ref) override {
     return step([&] { return inner_.erase_fingerprint(ref); });
   }
+  status erase_sequence(const worker_identity& id) override {
+    return step([&] { return inner_.erase_sequence(id); });
+  }
+  status put_seen(const seen_row& row) override {
+    return step([&] { return inner_.put_seen(row); });
+  }
+  status put_expired(const expired_row& row) override {
+    return step([&] { return inner_.put_expired(row); });
+  }
+  status erase_expired(const worker_identity& id) override {
+    return step([&] { return inner_.erase_expired(id); });
+  }
+  status erase_swarm_seen(std::string_view swarm) override {
+    return step([&] { return inner_.erase_swarm_seen(swarm); });
+  }
+  status put_swarm_seen(const swarm_seen_row& row) override {
+    return step([&] { return inner_.put_swarm_seen(row); });
+  }
   status put_sequence(const sequence_row& row) override {
     return step([&] { return inner_.put_sequence(row); });
   }

@@ -335,7 +335,8 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(u.error().message() == "a log record has an unknown format (9)");
   }
 
-  TEST_CASE("a kept schema-2 database is migrated to schema 3 at open and restores exactly") {
+  TEST_CASE(
+      "a kept schema-2 database is migrated to the current schema at open and restores exactly") {
     temp_dir dir;
     const std::string path = dir.file("schema2.db");
     std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema2.db", path);
@@ -371,7 +372,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
       CHECK(load(*store).digest == digest_of(svc));
     }
     SQLite::Database db(path);
-    CHECK(db.execAndGet("PRAGMA user_version").getInt() == 3);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
     const auto fps = std::size_t(db.execAndGet("SELECT count(*) FROM fingerprints").getInt64());
     CHECK(std::size_t(db.execAndGet("SELECT sum(length(data)) FROM fingerprints").getInt64()) ==
           blob_bytes + 32 * fps);

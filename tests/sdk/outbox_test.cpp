@@ -123,6 +123,32 @@ TEST_SUITE("client outbox") {
     CHECK(std::get<protocol::gap>(g).from == 2);
     CHECK(seqs(std::get<protocol::events>(box.next(10))) == std::vector<std::uint64_t>{3});
   }
+
+  TEST_CASE(
+      "an expired incarnation: nothing unacknowledged is resent, all of it is declared lost") {
+    outbox box(10);
+    for (int i = 0; i < 5; ++i) box.push(call("t"));
+    (void)box.next(10);
+    box.acknowledge(2);
+    box.abandon();  // the daemon refused the hello with incarnation_expired
+    CHECK(box.events() == 0);
+    CHECK(box.counters().abandoned == 3);
+    box.push(call("after"));  // numbering goes on: 6
+    box.resume(0);            // the new incarnation's welcome: the daemon holds nothing
+    auto g = box.next(10);
+    REQUIRE(std::holds_alternative<protocol::gap>(g));
+    CHECK(std::get<protocol::gap>(g).from == 1);
+    CHECK(std::get<protocol::gap>(g).to == 2);
+    g = box.next(10);
+    REQUIRE(std::holds_alternative<protocol::gap>(g));
+    CHECK(std::get<protocol::gap>(g).from == 3);
+    CHECK(std::get<protocol::gap>(g).to == 5);
+    CHECK(seqs(std::get<protocol::events>(box.next(10))) == std::vector<std::uint64_t>{6});
+    CHECK(box.counters().resent == 0);
+    box.acknowledge(6);
+    CHECK(box.events() == 0);
+    CHECK(std::holds_alternative<std::monostate>(box.next(10)));
+  }
 }
 
 TEST_SUITE("client error policy") {
@@ -136,6 +162,7 @@ TEST_SUITE("client error policy") {
     CHECK(classify("shutting_down") == error_class::retry);
     CHECK(classify("too_many_connections") == error_class::retry);
     CHECK(classify("something_new") == error_class::retry);
+    CHECK(classify("incarnation_expired") == error_class::new_incarnation);
   }
 
   TEST_CASE("refusals without a seq drop the oldest event after three at the same point") {

@@ -50,6 +50,9 @@ inline constexpr std::string_view send_queue_overflow = "send_queue_overflow";
 inline constexpr std::string_view idle_timeout = "idle_timeout";
 inline constexpr std::string_view shutting_down = "shutting_down";
 inline constexpr std::string_view internal = "internal";
+// The hello names an incarnation the daemon expired (docs/operations.md, "Retention"): start a
+// new incarnation and declare what was not acknowledged as a gap.
+inline constexpr std::string_view incarnation_expired = "incarnation_expired";
 }  // namespace codes
 
 // What a daemon may list in welcome.features (docs/protocol.md, "Versioning"). A worker sends a

@@ -58,11 +58,16 @@ struct client_stats {
   std::uint64_t refused_dropped = 0;   // events the daemon refused (error with seq)
   std::uint64_t charges_dropped = 0;   // charge events a daemon without feature cost cannot take
   std::uint64_t gaps_sent = 0;         // gap messages sent
-  std::uint64_t connects = 0;          // welcomes received
-  std::uint64_t disconnects = 0;       // connections lost or closed by the daemon
-  std::uint64_t verdicts = 0;          // verdict messages received
-  std::uint64_t detections_sent = 0;   // local detections reported
-  std::size_t outbox = 0;              // events waiting for an acknowledgement now
+  // Unacknowledged events declared lost because the daemon had expired this client's
+  // incarnation (error incarnation_expired): the client went on as a new incarnation.
+  std::uint64_t expired_dropped = 0;
+  std::uint64_t incarnations = 1;     // incarnations used (a new one after each expiry)
+  std::string incarnation;            // the current one
+  std::uint64_t connects = 0;         // welcomes received
+  std::uint64_t disconnects = 0;      // connections lost or closed by the daemon
+  std::uint64_t verdicts = 0;         // verdict messages received
+  std::uint64_t detections_sent = 0;  // local detections reported
+  std::size_t outbox = 0;             // events waiting for an acknowledgement now
   bool connected = false;
   std::vector<std::string> features;  // of the last welcome
   std::string last_error;             // the last error frame or connection failure

@@ -98,6 +98,8 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
         box(options.outbox),
         rng(std::random_device{}()) {
     if (options.incarnation.empty()) options.incarnation = random_incarnation();
+    incarnation = options.incarnation;
+    stats.incarnation = incarnation;
   }
 
   // --- public side (any thread) ---
@@ -148,6 +150,7 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
   std::uint64_t detections_dropped = 0;
 
   // Strand only.
+  std::string incarnation;  // the hello's: options.incarnation until the daemon expires it
   std::shared_ptr<connection> conn;
   std::vector<std::string> features;
   std::size_t max_events = protocol::kMaxBatchEvents;
@@ -277,7 +280,7 @@ void daemon_client::impl::on_handshake(const std::shared_ptr<connection>& c, bea
   protocol::hello h;
   h.swarm = options.swarm;
   h.worker = options.worker;
-  h.incarnation = options.incarnation;
+  h.incarnation = incarnation;
   h.token = options.token;
   h.observing = options.observe;
   read(c);
@@ -392,6 +395,15 @@ void daemon_client::impl::on_error(const protocol::error& e) {
   std::lock_guard lock(mu);
   stats.last_error = e.code + ": " + e.message;
   if (k == client::error_class::fatal) stats.fatal = true;
+  if (k == client::error_class::new_incarnation) {
+    // The next connection is a new incarnation whose first message declares the old one's
+    // numbers lost (docs/protocol.md, "Retention"): nothing is counted twice.
+    incarnation = random_incarnation();
+    stats.incarnation = incarnation;
+    ++stats.incarnations;
+    box.abandon();
+    stats.expired_dropped = box.counters().abandoned;
+  }
   if (k == client::error_class::per_event) {
     const std::uint64_t refuse =
         e.seq ? *e.seq : refusals.on_refusal(box.acknowledged(), box.oldest_event());

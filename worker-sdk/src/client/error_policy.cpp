@@ -16,6 +16,7 @@ error_class classify(std::string_view code) {
       code == c::frame_too_large) {
     return error_class::per_event;
   }
+  if (code == c::incarnation_expired) return error_class::new_incarnation;
   return error_class::retry;  // and every code this client does not know
 }
 

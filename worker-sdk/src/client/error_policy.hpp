@@ -11,6 +11,9 @@ enum class error_class {
   per_event,  // the daemon refused what was sent: drop that event with a gap, reconnect
   retry,      // back off and reconnect; everything unacknowledged is sent again
   fatal,      // unauthorized / unsupported_version / invalid_utf8: no reconnect would help
+  // incarnation_expired: reconnect as a new incarnation, declaring everything unacknowledged
+  // as a gap (the daemon dropped what it knew of the old one: resending could count twice)
+  new_incarnation,
 };
 
 error_class classify(std::string_view code);

@@ -90,6 +90,20 @@ void outbox::resume(std::uint64_t last_ack) {
   cursor_ = 0;
 }
 
+void outbox::abandon() {
+  counters_.abandoned += events_;
+  entries_.clear();
+  events_ = 0;
+  cursor_ = 0;
+  if (last_seq() > acked_) {
+    entry g;
+    g.is_gap = true;
+    g.from = acked_ + 1;
+    g.to = last_seq();
+    entries_.push_back(std::move(g));
+  }
+}
+
 bool outbox::refuse(std::uint64_t seq) {
   const auto it = std::find_if(entries_.begin(), entries_.end(),
                                [&](const entry& x) { return !x.is_gap && x.event.seq == seq; });

@@ -28,6 +28,7 @@ struct outbox_counters {
   std::uint64_t resent = 0;            // events handed out by next() a second time or more
   std::uint64_t gaps = 0;              // gap messages handed out by next()
   std::uint64_t charges_dropped = 0;   // charge events a daemon without costs cannot take
+  std::uint64_t abandoned = 0;         // events given up by abandon()
 };
 
 class outbox {
@@ -52,6 +53,10 @@ class outbox {
   void resume(std::uint64_t last_ack);
   // The daemon holds everything up to `seq` durably.
   void acknowledge(std::uint64_t seq);
+  // The daemon expired this incarnation: everything not acknowledged becomes one gap, never
+  // sent as events (the daemon cannot tell which of them it counted). A new incarnation then
+  // starts from resume(0), which declares 1..acknowledged() lost too; numbering goes on.
+  void abandon();
   // The daemon refused event `seq`: it becomes a gap (false when no such event is held).
   bool refuse(std::uint64_t seq);
   // The oldest event held (refusing it is the last resort when the daemon keeps refusing a

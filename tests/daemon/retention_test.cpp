@@ -1,0 +1,422 @@
+// Retention (docs/operations.md, "Retention"): the pure idle tracker driven by a fake wall
+// clock, the swarm service's sweep (expired incarnations refused, tombstones keeping spend),
+// and what a restore brings back.
+#include <doctest/doctest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <filesystem>
+
+#include "fault_injecting_store.hpp"
+#include "service/swarm_service.hpp"
+#include "state/idle_tracker.hpp"
+#include "store/event_log.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
+#include "test_util.hpp"
+
+using namespace loopguard;
+using namespace loopguard::daemon;
+using loopguard::test::wire_event;
+
+namespace {
+
+constexpr double kDay = 86400;
+
+retention_limits limits(double incarnation, double swarm, double kept = 0) {
+  return {incarnation, swarm, kept};
+}
+
+// A service on a wall clock the test moves.
+struct clocked_service {
+  explicit clocked_service(swarm_rules rules = {})
+      : svc(std::move(rules), {}, [this] { return now; }) {}
+  double now = 1'000'000;
+  swarm_service svc;
+};
+
+std::vector<protocol::event> events(std::uint64_t first, int n, double t,
+                                    std::uint64_t tokens = 0) {
+  std::vector<protocol::event> out;
+  for (int i = 0; i < n; ++i) {
+    out.push_back(wire_event(first + std::uint64_t(i), 1 + std::uint64_t(i % 3), t + i));
+    out.back().spent = {tokens, 0};
+  }
+  return out;
+}
+
+std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path = ":memory:") {
+  auto store = sqlite_checkpoint_store::open(path);
+  REQUIRE_MESSAGE(store.has_value(), store.error().message());
+  return std::move(*store);
+}
+
+std::optional<swarm_summary> summary(const swarm_service& svc, const std::string& swarm) {
+  return svc.read([&](const shared_economics_state& s) { return s.summary(swarm); });
+}
+
+}  // namespace
+
+TEST_SUITE("retention") {
+  TEST_CASE("idle_tracker: an incarnation expires after its idle time, never while connected") {
+    idle_tracker t;
+    const worker_identity a{"s", "w0", "a"}, b{"s", "w1", "b"};
+    REQUIRE(t.attach(a, 0));
+    REQUIRE(t.attach(b, 0));
+    t.detach(b, 10);
+    CHECK(t.sweep(10 + 99, limits(100, 0)).incarnations.empty());  // 99 s idle: not yet
+    const auto swept = t.sweep(10 + 100, limits(100, 0));
+    REQUIRE(swept.incarnations.size() == 1);
+    CHECK(swept.incarnations[0] == b);
+    // `a` stays connected for ever: never expired, whatever the clock says.
+    CHECK(t.sweep(1e9, limits(100, 0)).incarnations.empty());
+    CHECK(t.incarnations() == 1);
+    t.detach(a, 1e9);
+    CHECK(t.sweep(1e9 + 100, limits(100, 0)).incarnations.size() == 1);
+    CHECK(t.incarnations() == 0);
+  }
+
+  TEST_CASE("idle_tracker: activity resets the idle time, a limit of 0 never expires") {
+    idle_tracker t;
+    const worker_identity a{"s", "w0", "a"};
+    t.touch(a, 0);
+    t.touch(a, 50);
+    CHECK(t.sweep(120, limits(100, 100)).incarnations.empty());  // 70 s since the last touch
+    CHECK(t.sweep(1e12, limits(0, 0)).incarnations.empty());     // off
+    CHECK(t.sweep(1e12, limits(0, 0)).swarms.empty());
+    const auto swept = t.sweep(150, limits(100, 100));
+    CHECK(swept.incarnations.size() == 1);
+    CHECK(swept.swarms == std::vector<std::string>{"s"});
+  }
+
+  TEST_CASE("idle_tracker: a swarm expires only when none of its incarnations is connected") {
+    idle_tracker t;
+    const worker_identity a{"s", "w0", "a"}, b{"s", "w1", "b"};
+    REQUIRE(t.attach(a, 0));
+    REQUIRE(t.attach(b, 0));
+    t.detach(a, 0);
+    CHECK(t.sweep(1000, limits(0, 100)).swarms.empty());  // b is still connected
+    t.detach(b, 1000);
+    CHECK(t.sweep(1099, limits(0, 100)).swarms.empty());
+    CHECK(t.sweep(1100, limits(0, 100)).swarms == std::vector<std::string>{"s"});
+    CHECK(t.swarms() == 0);
+  }
+
+  TEST_CASE("idle_tracker: expired incarnations are refused, then forgotten after expired_kept") {
+    idle_tracker t;
+    const worker_identity a{"s", "w0", "a"};
+    t.record_expired(a, 100);
+    CHECK(t.is_expired(a));
+    CHECK_FALSE(t.attach(a, 150));
+    CHECK(t.incarnations() == 0);  // a refused hello tracks nothing
+    CHECK(t.sweep(100 + 999, limits(0, 0, 1000)).forgotten == 0);
+    CHECK(t.sweep(100 + 1000, limits(0, 0, 1000)).forgotten == 1);
+    CHECK_FALSE(t.is_expired(a));
+    CHECK(t.attach(a, 1200));
+  }
+
+  TEST_CASE("idle_tracker: changes name what to write, at most once a minute while active") {
+    idle_tracker t;
+    const worker_identity a{"s", "w0", "a"};
+    t.touch(a, 0);
+    auto c = t.take_changes();
+    REQUIRE(c.seen.size() == 1);
+    CHECK(c.seen[0].seen == 0);
+    REQUIRE(c.swarms_seen.size() == 1);
+    t.touch(a, idle_tracker::kSeenResolution - 1);
+    CHECK(t.take_changes().empty());  // too soon to write again
+    t.touch(a, idle_tracker::kSeenResolution);
+    CHECK(t.take_changes().seen.size() == 1);
+    REQUIRE(t.attach(a, 61));
+    t.detach(a, 62);  // a disconnect is always written
+    c = t.take_changes();
+    REQUIRE(c.seen.size() == 1);
+    CHECK(c.seen[0].seen == 62);
+    t.sweep(62 + 10, limits(10, 10));
+    t.record_expired(a, 72);
+    c = t.take_changes();
+    CHECK(c.dropped == std::vector<worker_identity>{a});
+    REQUIRE(c.expired.size() == 1);
+    CHECK(c.expired[0].expired == 72);
+    CHECK(c.swarms_dropped == std::vector<std::string>{"s"});
+    CHECK(c.seen.empty());
+  }
+
+  TEST_CASE("idle_tracker: a restore counts unknown times (0, a migrated file) from now") {
+    idle_tracker t;
+    const worker_identity a{"s", "w0", "a"}, b{"s", "w1", "b"};
+    t.restore({{a, 0}, {b, 500}}, {{"s", 400}, {"gone", 1}}, {"s", "t"}, {{{"s", "w2", "x"}, 7}},
+              1000);
+    CHECK(t.seen(a) == 1000);
+    CHECK(t.seen(b) == 500);
+    CHECK(t.is_expired({"s", "w2", "x"}));
+    // "gone" is no live swarm: its row is deleted by the next checkpoint.
+    CHECK(t.take_changes().swarms_dropped == std::vector<std::string>{"gone"});
+    const auto swept = t.sweep(1100, limits(600, 600));
+    CHECK(swept.incarnations == std::vector<worker_identity>{b});  // 600 s after 500
+    CHECK(swept.swarms == std::vector<std::string>{"s"});          // 600 s after 400
+    const auto later = t.sweep(1600, limits(600, 600));
+    CHECK(later.incarnations == std::vector<worker_identity>{a});
+    CHECK(later.swarms == std::vector<std::string>{"t"});
+  }
+
+  TEST_CASE("an expired incarnation is refused with incarnation_expired, a new one goes on") {
+    clocked_service c;
+    const worker_identity old{"s", "w0", "old"};
+    REQUIRE(c.svc.attach(old).ok());
+    REQUIRE(c.svc.ingest(old, events(1, 5, 0)).error.ok());
+    c.now += 3600;
+    CHECK(c.svc.sweep(limits(60, 0)).incarnations == 0);  // connected
+    c.svc.detach(old);
+    c.now += 59;
+    CHECK(c.svc.sweep(limits(60, 0)).incarnations == 0);
+    c.now += 1;
+    const auto r = c.svc.sweep(limits(60, 0));
+    CHECK(r.incarnations == 1);
+    CHECK(c.svc.sequences().empty());  // the row is gone from memory
+    CHECK(c.svc.retention().expired == 1);
+    const status refused = c.svc.attach(old);
+    CHECK(refused.code() == protocol::codes::incarnation_expired);
+    // The client's new incarnation declares the old numbers lost, then goes on: counted once.
+    const worker_identity fresh{"s", "w0", "new"};
+    REQUIRE(c.svc.attach(fresh).ok());
+    REQUIRE(c.svc.declare_gap(fresh, 1, 7).has_value());  // 6 and 7 were never acknowledged
+    const auto more = c.svc.ingest(fresh, events(8, 2, 10));
+    CHECK(more.applied == 2);
+    CHECK(summary(c.svc, "s")->calls == 7);
+  }
+
+  TEST_CASE("an incarnation that never sent anything is forgotten without a record") {
+    clocked_service c;
+    const worker_identity quiet{"s", "w0", "quiet"};
+    REQUIRE(c.svc.attach(quiet).ok());
+    c.svc.detach(quiet);
+    c.now += 100;
+    CHECK(c.svc.sweep(limits(10, 0)).incarnations == 0);
+    CHECK(c.svc.attach(quiet).ok());
+  }
+
+  TEST_CASE("an expired swarm keeps its spend: its budget goes on, it is not reset") {
+    swarm_rules rules;
+    rules.budget.base.tokens = 1000;  // warn at 800, critical at 1000
+    clocked_service c(rules);
+    const worker_identity w{"s", "w0", "a"};
+    REQUIRE(c.svc.attach(w).ok());
+    auto first = c.svc.ingest(w, events(1, 9, 0, 100));  // 900 tokens: warn
+    REQUIRE(first.error.ok());
+    CHECK(summary(c.svc, "s")->budget == severity::warn);
+    c.svc.detach(w);
+    c.now += 31 * kDay;
+    const auto r = c.svc.sweep({});  // the defaults: 7 and 30 days
+    CHECK(r.incarnations == 1);
+    CHECK(r.swarms == 1);
+    auto tomb = summary(c.svc, "s");
+    REQUIRE(tomb.has_value());
+    CHECK(tomb->expired == c.now);
+    CHECK(tomb->fingerprints == 0);
+    CHECK(tomb->workers == 0);
+    CHECK(tomb->spent.tokens == 900);
+    CHECK(tomb->budget == severity::warn);
+    CHECK(c.svc.read([](const shared_economics_state& s) { return s.counters().tombstones; }) == 1);
+    // A new worker of the same swarm: the budget continues at 900, critical at the 10th call.
+    const worker_identity back{"s", "w0", "b"};
+    REQUIRE(c.svc.attach(back).ok());
+    const auto next = c.svc.ingest(back, events(1, 1, 5000, 100));
+    REQUIRE(next.error.ok());
+    REQUIRE(next.verdicts.size() == 1);
+    CHECK(next.verdicts[0].kind == "budget");
+    CHECK(next.verdicts[0].level == severity::critical);
+    auto live = summary(c.svc, "s");
+    CHECK(live->expired == 0);
+    CHECK(live->spent.tokens == 1000);
+  }
+
+  TEST_CASE("detection does not depend on the wall clock") {
+    // The same events under wall clocks years apart (no sweep): the same verdicts and digest.
+    clocked_service early, late;
+    late.now = early.now + 3650 * kDay;
+    std::vector<std::string> v1, v2;  // as pushed
+    for (std::uint64_t i = 1; i <= 40; ++i) {
+      const worker_identity w{"s", test::worker_name(long(i % 3)), "a"};
+      std::vector<protocol::event> one{wire_event((i + 2) / 3, 1, double(i))};
+      for (auto& v : early.svc.ingest(w, one).verdicts) v1.push_back(protocol::serialize(v));
+      for (auto& v : late.svc.ingest(w, one).verdicts) v2.push_back(protocol::serialize(v));
+      late.now += 1000;  // and one of them moves on
+    }
+    CHECK_FALSE(v1.empty());
+    CHECK(v1 == v2);
+    CHECK(early.svc.read([](const shared_economics_state& s) { return s.digest(); }) ==
+          late.svc.read([](const shared_economics_state& s) { return s.digest(); }));
+  }
+
+  TEST_CASE("a restore keeps expiry: expired stays refused, tombstones keep their spend") {
+    for (const bool compact : {false, true}) {
+      CAPTURE(compact);
+      clocked_service c;
+      auto store = open_ok();
+      const worker_identity gone{"old", "w0", "a"}, stays{"live", "w0", "b"};
+      REQUIRE(c.svc.ingest(gone, events(1, 4, 0, 50)).error.ok());
+      REQUIRE(c.svc.ingest(stays, events(1, 3, 0)).error.ok());
+      REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint()).ok());
+      c.now += 100;
+      REQUIRE(c.svc.ingest(stays, events(4, 1, 10)).error.ok());
+      c.now += 50;  // `old` idle 150 s, `live` 50 s
+      const auto r = c.svc.sweep(limits(120, 120));
+      CHECK(r.incarnations == 1);
+      CHECK(r.swarms == 1);
+      REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint(compact)).ok());
+
+      clocked_service back;
+      back.now = c.now + 10;
+      REQUIRE(back.svc.restore_from(*store).has_value());
+      CHECK(back.svc.attach(gone).code() == protocol::codes::incarnation_expired);
+      CHECK(back.svc.sequences() == c.svc.sequences());
+      const auto tomb = summary(back.svc, "old");
+      REQUIRE(tomb.has_value());
+      CHECK(tomb->expired == c.now);
+      CHECK(tomb->spent.tokens == 200);
+      CHECK(back.svc.read([](const shared_economics_state& s) { return s.digest(); }) ==
+            c.svc.read([](const shared_economics_state& s) { return s.digest(); }));
+      // `live` was last active at c.now - 50 (its seen was written): it expires on time.
+      back.now = c.now + 69;
+      CHECK(back.svc.sweep(limits(120, 120)).swarms == 0);
+      back.now = c.now + 70;
+      const auto later = back.svc.sweep(limits(120, 120));
+      CHECK(later.swarms == 1);
+      CHECK(later.incarnations == 1);
+    }
+  }
+
+  TEST_CASE("fault injection: a retention checkpoint failing at any step changes nothing") {
+    std::size_t n = 1;
+    for (;; ++n) {
+      CAPTURE(n);
+      clocked_service c;
+      auto store = open_ok();
+      const worker_identity a{"s", "w0", "a"}, b{"t", "w0", "b"};
+      REQUIRE(c.svc.ingest(a, events(1, 3, 0, 10)).error.ok());
+      REQUIRE(c.svc.ingest(b, events(1, 3, 0)).error.ok());
+      REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint()).ok());
+      c.now += 100;
+      REQUIRE(c.svc.ingest(b, events(4, 1, 10)).error.ok());
+      c.now += 100;
+      REQUIRE(c.svc.sweep(limits(150, 150, 0)).swarms == 1);
+      const checkpoint second = c.svc.take_checkpoint(n % 2 == 0);
+      fault_injecting_store faulty(*store, n);
+      const auto s = write_checkpoint(faulty, second);
+      if (s.ok()) break;
+      clocked_service before;
+      REQUIRE(before.svc.restore_from(*store).has_value());
+      CHECK(before.svc.attach(a).ok());  // not expired yet
+      CHECK(summary(before.svc, "s")->expired == 0);
+      REQUIRE(write_checkpoint(*store, second).ok());
+      clocked_service after;
+      REQUIRE(after.svc.restore_from(*store).has_value());
+      CHECK(after.svc.attach(a).code() == protocol::codes::incarnation_expired);
+      CHECK(summary(after.svc, "s")->expired != 0);
+      CHECK(summary(after.svc, "s")->spent.tokens == 30);
+    }
+    CHECK(n > 6);
+  }
+
+  TEST_CASE("a kept schema-3 database is migrated to schema 4 and restores exactly") {
+    test::temp_dir dir;
+    const std::string path = dir.file("schema3.db");
+    std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema3.db", path);
+    {
+      SQLite::Database db(path);
+      REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == 3);
+    }
+    // The sequence that wrote it (tests/daemon/data/README.md).
+    swarm_service want;
+    const auto feed = [&](const std::string& swarm, int n, std::uint64_t first, double t0) {
+      for (int w = 0; w < 3; ++w) {
+        std::vector<protocol::event> batch;
+        for (int i = 0; i < n; ++i) {
+          batch.push_back(wire_event(first + std::uint64_t(i), std::uint64_t(1 + i % 4), t0 + i));
+        }
+        REQUIRE(want.ingest({swarm, test::worker_name(w), "inc"}, batch).error.ok());
+      }
+    };
+    feed("s1", 30, 1, 0);
+    feed("s2", 5, 1, 0);
+    std::vector<protocol::event> paid{wire_event(6, 1, 5)};
+    paid[0].spent = {1000, 0.25};
+    REQUIRE(want.ingest({"s2", "w0", "inc"}, paid).error.ok());
+    feed("s3", 12, 1, 100);
+    REQUIRE(want.complete("s1").has_value());
+    feed("s3", 4, 13, 200);
+    const auto digest = [](const swarm_service& s) {
+      return s.read([](const shared_economics_state& x) { return x.digest(); });
+    };
+    {
+      auto store = open_ok(path);
+      clocked_service got;
+      REQUIRE(got.svc.restore_from(*store).has_value());
+      CHECK(digest(got.svc) == digest(want));
+      CHECK(got.svc.sequences() == want.sequences());
+      CHECK(summary(got.svc, "s2")->spent.tokens == 1000);
+      CHECK(summary(got.svc, "s3")->expired == 0);
+      // A migrated row's last activity is unknown: it counts from this start.
+      got.now += 99;
+      CHECK(got.svc.sweep(limits(100, 100)).incarnations == 0);
+      got.now += 1;
+      const auto r = got.svc.sweep(limits(100, 100));
+      CHECK(r.incarnations == 9);  // s1's rows outlived its swarm_complete
+      CHECK(r.swarms == 2);
+      REQUIRE(write_checkpoint(*store, got.svc.take_checkpoint()).ok());
+      clocked_service again;
+      REQUIRE(again.svc.restore_from(*store).has_value());
+      CHECK(again.svc.sequences().empty());
+      CHECK(again.svc.attach({"s3", "w0", "inc"}).code() == protocol::codes::incarnation_expired);
+      CHECK(summary(again.svc, "s2")->spent.tokens == 1000);
+      CHECK(summary(again.svc, "s2")->expired != 0);
+    }
+    SQLite::Database db(path);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == 4);
+    CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 9);
+    CHECK(db.execAndGet("SELECT count(*) FROM sequences").getInt() == 0);
+    // A second open finds version 4 and migrates nothing.
+    CHECK(sqlite_checkpoint_store::open(path).has_value());
+  }
+
+  TEST_CASE("a failed retention checkpoint merged with the next: the newer line wins") {
+    const worker_identity a{"s", "w0", "a"}, b{"s", "w1", "b"};
+    checkpoint failed;
+    failed.sequences = {{a, 5, 10}};
+    failed.retention.dropped = {b};
+    failed.retention.expired = {{b, 10}};
+    failed.retention.swarms_dropped = {"t"};
+    checkpoint newer;
+    newer.sequences = {{b, 1, 20}};  // b came back (a new row) after it was dropped
+    newer.retention.dropped = {a};   // a expired after its row was written
+    newer.retention.forgotten = {b};
+    newer.retention.swarms_seen = {{"t", 20}};
+    failed.merge_newer(std::move(newer));
+    CHECK(failed.retention.dropped == std::vector<worker_identity>{a});  // written after a's row
+    CHECK(failed.retention.expired.empty());
+    CHECK(failed.retention.forgotten == std::vector<worker_identity>{b});
+    CHECK(failed.retention.swarms_dropped.empty());
+    REQUIRE(failed.retention.swarms_seen.size() == 1);
+    CHECK(failed.sequences.size() == 2);
+    // Written to a store in this order, it leaves b's new row and no row of a.
+    auto store = open_ok();
+    REQUIRE(write_checkpoint(*store, failed).ok());
+    swarm_service svc;
+    REQUIRE(svc.restore_from(*store).has_value());
+    CHECK(svc.sequences() == std::vector<sequence_row>{{b, 1, 0}});
+  }
+
+  TEST_CASE("a truncated swarm expiry in a log record refuses the restore") {
+    std::string record(1, char(event_log_writer::kFormat));
+    record += char(4);  // expire, then a swarm name cut short
+    record += std::string("\x05\x00ab", 4);
+    shared_economics_state state;
+    const status s = replay_log_record(record, state);
+    CHECK(s.message() == "a log record has a truncated swarm expiry");
+    event_log_writer w;
+    w.expire("s", 123.5);
+    const std::string whole = w.take();
+    CHECK(replay_log_record(whole.substr(0, whole.size() - 1), state).message() ==
+          "a log record has a truncated swarm expiry");
+  }
+}

@@ -21,7 +21,7 @@ constexpr int kExitNoSwarm = 1;
 constexpr int kExitDaemon = 3;
 
 struct options {
-  std::string url, token, swarm;
+  std::string url, token, swarm, ca_file;
   bool json = false, swarm_given = false;
   double timeout_seconds = 10;
 };
@@ -64,6 +64,7 @@ outcome<std::string> fetch(const options& o, const http_address& at, const std::
   http_request rq;
   rq.target = target;
   rq.token = o.token;
+  rq.ca_file = o.ca_file;
   rq.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
   auto answer = http_get(at, rq);
   if (!answer) {
@@ -144,8 +145,14 @@ void add_inspect_command(CLI::App& app) {
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand(
       "inspect", "What a running loopguardd knows: swarms, workers, top fingerprints, verdicts");
-  cmd->add_option("--daemon", o->url, "http://HOST:PORT of the loopguardd (ws:// is taken too)")
+  cmd->add_option("--daemon", o->url,
+                  "http://HOST:PORT of the loopguardd, https:// when it serves TLS (ws://, wss:// "
+                  "are taken too)")
       ->required();
+  cmd->add_option("--ca-file", o->ca_file,
+                  "PEM CA certificate(s) to verify the daemon's TLS certificate with (default: "
+                  "the system's)")
+      ->envname("LOOPGUARD_CA_FILE");
   cmd->add_option("--token", o->token, "The daemon's token, sent as Authorization: Bearer");
   auto* s = cmd->add_option("--swarm", o->swarm,
                             "One swarm: its workers, top fingerprints and active verdicts");

@@ -37,6 +37,8 @@ struct daemon_config {
   std::string db = "./loopguard.db";
   std::uint64_t threads = 2;
   std::string token_file, metrics_token_file;  // empty: none
+  // tls.cert / tls.key: PEM files; both set: the port serves only TLS (wss://, https://).
+  std::string tls_cert, tls_key;
   std::uint64_t compact_log_mb = 64;
   bool quick_check = true;
   std::string log_level = "info";   // daemon_log.hpp's levels

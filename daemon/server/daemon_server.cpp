@@ -46,6 +46,7 @@ status daemon_server::open() {
   ctx_->limits = options_.config.limits;
   fit_connections_to_descriptors(ctx_->limits);
   ctx_->token = options_.token;
+  ctx_->tls = options_.tls;
   ctx_->access.configure(options_.token, options_.metrics_token);
   ctx_->features = options_.config.protocol_features;
   ctx_->on_drained = [this] { ioc_.stop(); };

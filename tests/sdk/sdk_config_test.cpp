@@ -207,7 +207,7 @@ TEST_SUITE("sdk_config") {
             "LOOPGUARD_SWARM: daemon.swarm: expected 1..128 bytes, got \"\"");
     }
     {
-      const scoped_env vars{{"LOOPGUARD_DAEMON", "wss://x:1"}};
+      const scoped_env vars{{"LOOPGUARD_DAEMON", "http://x:1"}};
       const auto c = loopguard::resolve_sdk_config("", lookup);
       REQUIRE_FALSE(c.has_value());
       CHECK(c.error().message().find("LOOPGUARD_DAEMON: daemon.url:") == 0);

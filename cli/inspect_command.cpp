@@ -1,6 +1,7 @@
 // `loopguard inspect`: what a running loopguardd knows, from its HTTP API (docs/inspect.md):
 // the swarms, or one swarm's workers, top fingerprints and active verdicts, as aligned tables
 // or (--json) as the daemon's JSON. Errors are one line on stderr and a non-zero exit.
+#include <fstream>
 #include <iostream>
 
 #include "commands.hpp"
@@ -46,6 +47,9 @@ status check_options(const options& o) {
                         !utf8::is_identifier(o.swarm))) {
     return status::error("--swarm: expected 1.." + std::to_string(protocol::kMaxNameBytes) +
                          " bytes of valid UTF-8");
+  }
+  if (!o.ca_file.empty() && !std::ifstream(o.ca_file)) {
+    return status::error("--ca-file " + o.ca_file + ": cannot read the file");
   }
   if (o.token.size() > 4096 || !utf8::is_identifier(o.token)) {
     return status::error("--token: expected at most 4096 bytes of valid UTF-8");

@@ -92,7 +92,9 @@ status expect_host(stream::tls_layer& s, const std::string& host) {
   // SNI is for names only (RFC 6066): an IP address is not sent.
   error_code ec;
   const auto ip = boost::asio::ip::make_address(host, ec);
-  if (ec && SSL_set_tlsext_host_name(ssl, host.c_str()) != 1) {
+  // SSL_set_tlsext_host_name, without the macro's C cast.
+  if (ec && SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, TLSEXT_NAMETYPE_host_name,
+                     const_cast<char*>(host.c_str())) != 1) {
     ERR_clear_error();
     return status::error("TLS: cannot set the server name " + host);
   }

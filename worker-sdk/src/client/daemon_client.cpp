@@ -230,9 +230,13 @@ void daemon_client::impl::stop() {
     self->heartbeat_timer.cancel();
     self->resolver.cancel();
     if (self->conn) {
-      beast::error_code ec;
-      beast::get_lowest_layer(self->conn->ws).socket().close(ec);
+      // close(), not socket().close(): it cancels the stream's timeout timer too, which would
+      // otherwise hold the I/O thread (and this destructor) until a connect or TLS handshake
+      // deadline passes.
+      beast::get_lowest_layer(self->conn->ws).close();
       self->conn->closed = true;
+      // The WebSocket's own handshake timer goes with it (its handler holds a weak_ptr only).
+      self->conn.reset();
     }
   });
 }
@@ -333,8 +337,7 @@ void daemon_client::impl::on_handshake(const std::shared_ptr<connection>& c, bea
 void daemon_client::impl::lost(const std::shared_ptr<connection>& c, const std::string& why) {
   if (c->closed) return;
   c->closed = true;
-  beast::error_code ignored;
-  beast::get_lowest_layer(c->ws).socket().close(ignored);
+  beast::get_lowest_layer(c->ws).close();  // the socket and its timeout timer
   flush_timer.cancel();
   flush_armed = false;
   {

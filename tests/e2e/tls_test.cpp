@@ -5,6 +5,9 @@
 // and the daemon goes on serving the others.
 #include <doctest/doctest.h>
 
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -62,25 +65,44 @@ client_options options_for(const std::string& url, const std::string& ca_file,
   return o;
 }
 
+namespace net = boost::asio;
+
+// A blocking TLS connection to 127.0.0.1:`port`, the daemon verified against `ca_file`; reads
+// give up after 10 s (SO_RCVTIMEO).
+struct tls_connection {
+  tls_connection(unsigned short port, const std::string& ca_file)
+      : ctx(*tls::client_context(ca_file)), s(ioc.get_executor(), ctx.get()) {
+    s.next_layer().connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+    timeval tv{10, 0};
+    ::setsockopt(s.next_layer().socket().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    REQUIRE(tls::expect_host(*s.tls(), "127.0.0.1").ok());
+    s.tls()->handshake(net::ssl::stream_base::client);
+  }
+  net::io_context ioc;
+  std::shared_ptr<net::ssl::context> ctx;
+  tls::stream s;
+};
+
 // GET `target` over TLS, verified against `ca_file`; the body of a 200 answer.
 std::string https_get(unsigned short port, const std::string& ca_file, const std::string& target) {
-  namespace net = boost::asio;
   namespace http = boost::beast::http;
-  net::io_context ioc;
-  auto ctx = tls::client_context(ca_file);
-  REQUIRE(ctx.has_value());
-  tls::stream s(ioc.get_executor(), ctx->get());
-  s.next_layer().connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
-  REQUIRE(tls::expect_host(*s.tls(), "127.0.0.1").ok());
-  s.tls()->handshake(net::ssl::stream_base::client);
+  tls_connection c(port, ca_file);
   http::request<http::empty_body> req{http::verb::get, target, 11};
   req.set(http::field::host, "127.0.0.1");
-  http::write(*s.tls(), req);
+  http::write(*c.s.tls(), req);
   boost::beast::flat_buffer buffer;
   http::response<http::string_body> res;
-  http::read(*s.tls(), buffer, res);
+  http::read(*c.s.tls(), buffer, res);
   REQUIRE(res.result_int() == 200);
   return res.body();
+}
+
+std::uint64_t handshake_failures(const tls_daemon& t) {
+  const std::string metrics = https_get(t.d.port(), t.cert, "/metrics");
+  const std::string name = "\nloopguard_tls_handshake_failures_total ";
+  const auto at = metrics.find(name);
+  REQUIRE(at != std::string::npos);
+  return std::stoull(metrics.substr(at + name.size()));
 }
 
 void send_events(daemon_client& c, std::uint64_t n) {
@@ -173,10 +195,7 @@ TEST_SUITE("tls") {
     CHECK(c.wait_acknowledged(50, 10s));
     CHECK(c.stats().disconnects == 0);
     // Six failed handshakes (three WebSocket, three HTTP), and the SDK client's retries.
-    const std::string metrics = https_get(t.d.port(), t.cert, "/metrics");
-    const auto at = metrics.find("\nloopguard_tls_handshake_failures_total ");
-    REQUIRE(at != std::string::npos);
-    CHECK(std::stoi(metrics.substr(at + 40)) >= 6);
+    CHECK(handshake_failures(t) >= 6);
     CHECK(t.d.log().find("tls_handshake_failed") != std::string::npos);
   }
 
@@ -208,6 +227,61 @@ TEST_SUITE("tls") {
     const cli_result online = run_loopguard(dir.file(""), online_args);
     CHECK_MESSAGE(online.exit == 0, online.err);
     CHECK(online.out == offline.out);
+  }
+
+  TEST_CASE("TLS: a hello in the same TLS write as the upgrade request is answered" *
+            doctest::timeout(30)) {
+    test::temp_dir dir;
+    tls_daemon t(dir);
+    REQUIRE_MESSAGE(t.d.port() != 0, t.d.log());
+    tls_connection c(t.d.port(), t.cert);
+    const std::string hello =
+        R"({"type":"hello","version":1,"swarm":"s","worker":"w","incarnation":"i"})";
+    REQUIRE(hello.size() < 126);
+    std::string bytes =
+        "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    // One masked text frame (RFC 6455 5.2) in the same write: one TLS record.
+    const unsigned char mask[4] = {1, 2, 3, 4};
+    bytes += static_cast<char>(0x81);
+    bytes += static_cast<char>(0x80 | hello.size());
+    bytes.append(reinterpret_cast<const char*>(mask), 4);
+    for (std::size_t i = 0; i < hello.size(); ++i) {
+      bytes += static_cast<char>(hello[i] ^ mask[i % 4]);
+    }
+    net::write(*c.s.tls(), net::buffer(bytes));
+    std::string got;
+    char buf[4096];
+    while (got.find("\"welcome\"") == std::string::npos) {
+      boost::system::error_code ec;
+      const std::size_t n = c.s.tls()->read_some(net::buffer(buf), ec);
+      if (ec) break;
+      got.append(buf, n);
+    }
+    CHECK(got.starts_with("HTTP/1.1 101"));
+    CHECK(got.find("\"welcome\"") != std::string::npos);
+  }
+
+  TEST_CASE("TLS: a connection that never starts its handshake is closed at the deadline" *
+            doctest::timeout(40)) {
+    test::temp_dir dir;
+    tls_daemon t(dir);
+    REQUIRE_MESSAGE(t.d.port() != 0, t.d.log());
+    const auto before = handshake_failures(t);
+    net::io_context ioc;
+    net::ip::tcp::socket silent(ioc);
+    silent.connect({net::ip::make_address("127.0.0.1"), t.d.port()});
+    timeval tv{20, 0};
+    ::setsockopt(silent.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    const auto start = std::chrono::steady_clock::now();
+    char byte = 0;
+    boost::system::error_code ec;
+    CHECK(silent.read_some(net::buffer(&byte, 1), ec) == 0);
+    const auto waited = std::chrono::steady_clock::now() - start;
+    CHECK(ec == net::error::eof);  // closed by the daemon, not our receive timeout
+    CHECK(waited >= 9s);           // the handshake deadline: 10 s
+    CHECK(waited < 15s);
+    CHECK(handshake_failures(t) == before + 1);
   }
 
   TEST_CASE("TLS: loopguardd refuses to start on a missing, unreadable or mismatched cert or key" *

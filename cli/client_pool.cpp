@@ -38,6 +38,9 @@ std::string duration_words(std::chrono::milliseconds d) {
 
 status daemon_failure(const daemon_client& c, const std::string& what) {
   const client_stats s = c.stats();
+  if (s.fatal && s.last_error.starts_with("TLS")) {
+    return status::error("cannot trust the daemon at " + c.options().url + ": " + s.last_error);
+  }
   if (s.fatal) {
     return status::error("the daemon at " + c.options().url +
                          " refused the connection: " + s.last_error);

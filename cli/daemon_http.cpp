@@ -8,6 +8,9 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
+
+#include "loopguard/tls_stream.hpp"
 
 namespace loopguard::cli {
 namespace {
@@ -19,7 +22,7 @@ using tcp = asio::ip::tcp;
 using clock_type = std::chrono::steady_clock;
 
 status bad_url(std::string_view url, std::string_view why) {
-  return status::error("expected http://HOST:PORT, got \"" + std::string(url) +
+  return status::error("expected http(s)://HOST:PORT, got \"" + std::string(url) +
                        "\": " + std::string(why));
 }
 
@@ -33,8 +36,12 @@ std::string seconds_text(std::chrono::milliseconds d) {
 // first failure ends the exchange and names the step. Runs on the caller's io_context.
 class exchange {
  public:
-  exchange(asio::io_context& ioc, const http_address& to, const http_request& rq)
-      : resolver_(ioc), stream_(ioc), to_(to), deadline_(clock_type::now() + rq.timeout) {
+  exchange(asio::io_context& ioc, const http_address& to, const http_request& rq,
+           asio::ssl::context* tls_context)
+      : resolver_(ioc),
+        stream_(ioc.get_executor(), tls_context),
+        to_(to),
+        deadline_(clock_type::now() + rq.timeout) {
     request_ = {http::verb::get, rq.target, 11};
     request_.set(http::field::host, to.authority());
     request_.set(http::field::user_agent, "loopguard/" LOOPGUARD_VERSION);
@@ -53,30 +60,44 @@ class exchange {
     if (timed_out_ || !done_ || ec_ == beast::error::timeout) {
       return status::error(step_ + ": no answer within " + seconds_text(timeout));
     }
-    if (ec_) return status::error(step_ + ": " + ec_.message());
+    if (ec_) return status::error(step_ + ": " + (why_.empty() ? ec_.message() : why_));
     auto& res = parser_.get();
     return http_answer{res.result_int(), std::string(res.reason()), std::move(res.body())};
   }
   void cancel() {
     timed_out_ = true;
     resolver_.cancel();
-    stream_.cancel();
+    stream_.next_layer().cancel();
   }
 
  private:
-  void fail(beast::error_code ec) {
+  void fail(beast::error_code ec, std::string why = {}) {
     done_ = true;
     ec_ = ec;
+    why_ = std::move(why);
   }
   void on_resolve(beast::error_code ec, const tcp::resolver::results_type& results) {
     if (ec) return fail(ec);
     step_ = "connect";
-    stream_.expires_at(deadline_);
-    stream_.async_connect(results,
-                          [this](beast::error_code e, const tcp::endpoint&) { on_connect(e); });
+    stream_.next_layer().expires_at(deadline_);
+    stream_.next_layer().async_connect(
+        results, [this](beast::error_code e, const tcp::endpoint&) { on_connect(e); });
   }
   void on_connect(beast::error_code ec) {
     if (ec) return fail(ec);
+    auto* secure = stream_.tls();
+    if (secure == nullptr) return send();
+    step_ = "TLS handshake";
+    if (status s = tls::expect_host(*secure, to_.host); !s.ok()) {
+      return fail(beast::error_code(asio::error::invalid_argument), s.message());
+    }
+    stream_.async_handshake(asio::ssl::stream_base::client, [this, secure](beast::error_code e) {
+      if (!e) return send();
+      bool verification = false;
+      fail(e, tls::handshake_failure(*secure, e, verification));
+    });
+  }
+  void send() {
     step_ = "send";
     http::async_write(stream_, request_, [this](beast::error_code e, std::size_t) { on_write(e); });
   }
@@ -88,13 +109,14 @@ class exchange {
   }
 
   tcp::resolver resolver_;
-  beast::tcp_stream stream_;
+  tls::stream stream_;
   const http_address& to_;
   clock_type::time_point deadline_;
   http::request<http::empty_body> request_;
   http::response_parser<http::string_body> parser_;
   beast::flat_buffer buffer_;
   std::string step_ = "resolve";
+  std::string why_;  // the failure in words when ec_'s message is not enough (TLS)
   bool done_ = false, timed_out_ = false;
   beast::error_code ec_;
 };
@@ -106,18 +128,22 @@ std::string http_address::authority() const {
 }
 
 result<http_address> parse_http_address(std::string_view url) {
-  if (url.starts_with("https://") || url.starts_with("wss://")) {
-    return bad_url(url, "TLS (https://, wss://) is not supported yet");
-  }
   std::string_view rest;
-  bool ws = false;
-  if (url.starts_with("http://")) {
-    rest = url.substr(7);
-  } else if (url.starts_with("ws://")) {
-    rest = url.substr(5);
-    ws = true;
-  } else {
-    return bad_url(url, "the scheme must be http:// (or ws://)");
+  bool ws = false, tls = false;
+  for (const auto& [scheme, is_ws, is_tls] :
+       {std::tuple<std::string_view, bool, bool>{"http://", false, false},
+        {"https://", false, true},
+        {"ws://", true, false},
+        {"wss://", true, true}}) {
+    if (url.starts_with(scheme)) {
+      rest = url.substr(scheme.size());
+      ws = is_ws;
+      tls = is_tls;
+      break;
+    }
+  }
+  if (rest.data() == nullptr) {
+    return bad_url(url, "the scheme must be http:// or https:// (or ws://, wss://)");
   }
   const auto slash = rest.find('/');
   const std::string_view path = slash == std::string_view::npos ? "" : rest.substr(slash);
@@ -145,6 +171,7 @@ result<http_address> parse_http_address(std::string_view url) {
   }
   out.host = std::string(host);
   out.port = std::string(port);
+  out.tls = tls;
   return out;
 }
 
@@ -165,8 +192,14 @@ std::string percent_encode(std::string_view s) {
 }
 
 result<http_answer> http_get(const http_address& to, const http_request& request) {
+  std::shared_ptr<asio::ssl::context> tls_context;
+  if (to.tls) {
+    auto ctx = tls::client_context(request.ca_file);
+    if (!ctx) return ctx.error().with_context("TLS: ");
+    tls_context = std::move(*ctx);
+  }
   asio::io_context ioc;
-  exchange x(ioc, to, request);
+  exchange x(ioc, to, request, tls_context.get());
   x.start();
   // The stream's own timer bounds connect, send and read; this bounds name resolution too.
   ioc.run_for(request.timeout + std::chrono::milliseconds(100));

@@ -13,6 +13,7 @@ client_options options_for(const daemon_target& target, const std::string& swarm
   client_options o;
   o.url = target.url;
   o.token = target.token;
+  o.ca_file = target.ca_file;
   o.swarm = swarm;
   o.worker = worker;
   o.flush_delay = std::chrono::milliseconds(0);  // one event at a time: nothing to batch

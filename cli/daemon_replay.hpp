@@ -27,7 +27,7 @@
 namespace loopguard::cli {
 
 struct daemon_target {
-  std::string url, token;
+  std::string url, token, ca_file;
   std::chrono::milliseconds timeout{10000};  // to connect, and for each acknowledgement
 };
 

@@ -1,6 +1,7 @@
 // `loopguard inspect`: what a running loopguardd knows, from its HTTP API (docs/inspect.md):
 // the swarms, or one swarm's workers, top fingerprints and active verdicts, as aligned tables
 // or (--json) as the daemon's JSON. Errors are one line on stderr and a non-zero exit.
+#include <fstream>
 #include <iostream>
 
 #include "commands.hpp"
@@ -21,7 +22,7 @@ constexpr int kExitNoSwarm = 1;
 constexpr int kExitDaemon = 3;
 
 struct options {
-  std::string url, token, swarm;
+  std::string url, token, swarm, ca_file;
   bool json = false, swarm_given = false;
   double timeout_seconds = 10;
 };
@@ -47,6 +48,9 @@ status check_options(const options& o) {
     return status::error("--swarm: expected 1.." + std::to_string(protocol::kMaxNameBytes) +
                          " bytes of valid UTF-8");
   }
+  if (!o.ca_file.empty() && !std::ifstream(o.ca_file)) {
+    return status::error("--ca-file " + o.ca_file + ": cannot read the file");
+  }
   if (o.token.size() > 4096 || !utf8::is_identifier(o.token)) {
     return status::error("--token: expected at most 4096 bytes of valid UTF-8");
   }
@@ -64,6 +68,7 @@ outcome<std::string> fetch(const options& o, const http_address& at, const std::
   http_request rq;
   rq.target = target;
   rq.token = o.token;
+  rq.ca_file = o.ca_file;
   rq.timeout = std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000));
   auto answer = http_get(at, rq);
   if (!answer) {
@@ -144,8 +149,14 @@ void add_inspect_command(CLI::App& app) {
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand(
       "inspect", "What a running loopguardd knows: swarms, workers, top fingerprints, verdicts");
-  cmd->add_option("--daemon", o->url, "http://HOST:PORT of the loopguardd (ws:// is taken too)")
+  cmd->add_option("--daemon", o->url,
+                  "http://HOST:PORT of the loopguardd, https:// when it serves TLS (ws://, wss:// "
+                  "are taken too)")
       ->required();
+  cmd->add_option("--ca-file", o->ca_file,
+                  "PEM CA certificate(s) to verify the daemon's TLS certificate with (default: "
+                  "the system's)")
+      ->envname("LOOPGUARD_CA_FILE");
   cmd->add_option("--token", o->token, "The daemon's token, sent as Authorization: Bearer");
   auto* s = cmd->add_option("--swarm", o->swarm,
                             "One swarm: its workers, top fingerprints and active verdicts");

@@ -29,7 +29,7 @@ struct options {
   std::string config_file;
   bool expect = false;
   bool fail_on_terminate = false;
-  std::string daemon_url, token;
+  std::string daemon_url, token, ca_file;
   double timeout_seconds = 10;
   bool deliveries = false;
   bool summary = false;
@@ -43,7 +43,7 @@ struct file_outcome {
 };
 
 daemon_target target_of(const options& o) {
-  return {o.daemon_url, o.token,
+  return {o.daemon_url, o.token, o.ca_file,
           std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000))};
 }
 
@@ -117,6 +117,7 @@ status check_daemon_options(const options& o) {
   client_options c;
   c.url = o.daemon_url;
   c.token = o.token;
+  c.ca_file = o.ca_file;
   c.swarm = c.worker = "check";
   if (status s = validate(c); !s.ok()) return s.with_context("--daemon: ");
   return {};
@@ -162,9 +163,12 @@ int run(const options& o) {
 
 void add_daemon_options(CLI::App& cmd, options& o) {
   auto* d = cmd.add_option("--daemon", o.daemon_url,
-                           "ws://HOST:PORT of a loopguardd: global detections come from it, each "
-                           "worker through its own SDK client");
+                           "ws://HOST:PORT (wss:// for TLS) of a loopguardd: global detections "
+                           "come from it, each worker through its own SDK client");
   cmd.add_option("--token", o.token, "The daemon's token")->needs(d);
+  cmd.add_option("--ca-file", o.ca_file,
+                 "wss://: PEM CA certificate(s) to verify the daemon with (default: the system's)")
+      ->envname("LOOPGUARD_CA_FILE");
   cmd.add_option("--timeout", o.timeout_seconds,
                  "Seconds to wait for the daemon: to connect, and for each acknowledgement "
                  "(default 10)")

@@ -22,7 +22,7 @@ using clock_type = std::chrono::steady_clock;
 constexpr auto kPoll = std::chrono::milliseconds(10);
 
 struct options {
-  std::string url, token, swarm;
+  std::string url, token, swarm, ca_file;
   std::size_t workers = 0, stuck = 0;
   double rate = 5, duration = 10, timeout_seconds = 10;
   protocol::cost per_call;  // what each call reports it cost (--tokens, --amount)
@@ -67,6 +67,7 @@ status simulation::start() {
     client_options c;
     c.url = o_.url;
     c.token = o_.token;
+    c.ca_file = o_.ca_file;
     c.swarm = o_.swarm;
     c.worker = "w" + std::to_string(i + 1);
     c.backoff_min = std::chrono::milliseconds(50);
@@ -191,8 +192,13 @@ void add_simulate_command(CLI::App& app) {
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand(
       "simulate", "Synthetic agents against a loopguardd: K of N share a dead end (demos, load)");
-  cmd->add_option("--daemon", o->url, "ws://HOST:PORT of the loopguardd")->required();
+  cmd->add_option("--daemon", o->url, "ws://HOST:PORT of the loopguardd (wss:// for TLS)")
+      ->required();
   cmd->add_option("--token", o->token, "The daemon's token");
+  cmd->add_option("--ca-file", o->ca_file,
+                  "wss://: PEM CA certificate(s) to verify the daemon with (default: the "
+                  "system's)")
+      ->envname("LOOPGUARD_CA_FILE");
   cmd->add_option("--workers", o->workers, "Workers (1..1000)")
       ->required()
       ->check(CLI::Range(1, 1000));

@@ -17,5 +17,5 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)
 # What the SDK's headers and static libraries need at build time (not found by shlibdeps).
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "nlohmann-json3-dev (>= 3.11), libboost-dev (>= 1.81), \
-libxxhash-dev, pkg-config")
+libxxhash-dev, libssl-dev, pkg-config")
 include(CPack)

@@ -24,16 +24,17 @@ install(TARGETS loopguardd loopguard RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
 install(DIRECTORY worker-sdk/include/loopguard shared/include/loopguard
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.hpp")
 
-# The C++ SDK as static libraries, exported as loopguard::shared, ::worker, ::client; the C
+# The C++ SDK as static libraries, exported as loopguard::shared, ::tls, ::worker, ::client; the C
 # library (installed in CMakeLists.txt) as loopguard::c. loopguard::options (our warnings) is
 # exported only because the static libraries name it for linking (LINK_ONLY: a consumer gets
 # its sanitizer link flags, none of its compile options).
 set_target_properties(loopguard_shared PROPERTIES EXPORT_NAME shared)
 set_target_properties(loopguard_worker PROPERTIES EXPORT_NAME worker)
 set_target_properties(loopguard_client PROPERTIES EXPORT_NAME client)
+set_target_properties(loopguard_tls PROPERTIES EXPORT_NAME tls)
 set_target_properties(loopguard_c PROPERTIES EXPORT_NAME c)
 set_target_properties(loopguard_options PROPERTIES EXPORT_NAME options)
-install(TARGETS loopguard_shared loopguard_worker loopguard_client loopguard_options
+install(TARGETS loopguard_shared loopguard_tls loopguard_worker loopguard_client loopguard_options
         EXPORT loopguardTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -12,6 +12,7 @@
 #include <optional>
 #include <thread>
 
+#include "loopguard/tls_stream.hpp"
 #include "loopguard/utf8.hpp"
 #include "server/daemon_config.hpp"
 #include "server/daemon_server.hpp"
@@ -38,6 +39,7 @@ struct flags {
   std::string config_file, port_file;
   std::optional<std::string> listen, db, token_file, tokens_file, metrics_token_file,
       protocol_features;
+  std::optional<std::string> tls_cert, tls_key;
   std::optional<std::string> log_level, log_format;
   std::optional<std::uint64_t> threads, compact_log_mb;
   std::optional<long> interval_ms, idle_ms;
@@ -58,6 +60,10 @@ void add_flags(CLI::App& app, flags& f) {
                  "file of tokens with their grants, one per line (docs/operations.md, Access)");
   app.add_option("--metrics-token-file", f.metrics_token_file,
                  "file whose first line /metrics needs as a bearer token (default: open)");
+  app.add_option("--tls-cert", f.tls_cert,
+                 "PEM certificate chain: with --tls-key the port serves only TLS (wss://, "
+                 "https://)");
+  app.add_option("--tls-key", f.tls_key, "PEM private key of --tls-cert");
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
   app.add_option("--threads", f.threads, "I/O threads (default 2)")->check(CLI::Range(1, 64));
   app.add_option("--checkpoint-interval", f.interval_ms,
@@ -109,6 +115,8 @@ result<daemon_config> config_of(const flags& f) {
   if (f.token_file) c.token_file = *f.token_file;
   if (f.tokens_file) c.tokens_file = *f.tokens_file;
   if (f.metrics_token_file) c.metrics_token_file = *f.metrics_token_file;
+  if (f.tls_cert) c.tls_cert = *f.tls_cert;
+  if (f.tls_key) c.tls_key = *f.tls_key;
   if (f.threads) c.threads = *f.threads;
   if (f.compact_log_mb) c.compact_log_mb = *f.compact_log_mb;
   if (f.no_quick_check) c.quick_check = false;
@@ -155,6 +163,15 @@ result<daemon_options> options_of(daemon_config c) {
     if (!token) return token.error();
     o.metrics_token = std::move(*token);
   }
+  if (c.tls_cert.empty() != c.tls_key.empty()) {
+    return status::error(c.tls_cert.empty() ? "--tls-key needs --tls-cert (tls.cert)"
+                                            : "--tls-cert needs --tls-key (tls.key)");
+  }
+  if (!c.tls_cert.empty()) {
+    auto tls = loopguard::tls::server_context(c.tls_cert, c.tls_key);
+    if (!tls) return tls.error();
+    o.tls = std::move(*tls);
+  }
   o.db = c.db;
   o.threads = static_cast<int>(c.threads);
   o.compact_log_bytes = static_cast<std::size_t>(c.compact_log_mb) << 20;
@@ -180,10 +197,12 @@ void serve_until_signalled(daemon_server& d, const std::string& port_file) {
   std::fflush(stdout);
   if (!port_file.empty()) write_port_file(port_file, bound.port());
   logs::emit(spdlog::level::info, "listening",
-             "serving workers, the API and the dashboard on http://" + bound.address().to_string() +
-                 ":" + std::to_string(bound.port()) + "/",
+             std::string("serving workers, the API and the dashboard on ") +
+                 (d.serves_tls() ? "https://" : "http://") + bound.address().to_string() + ":" +
+                 std::to_string(bound.port()) + "/",
              {{"address", bound.address().to_string() + ":" + std::to_string(bound.port())},
-              {"token", d.requires_token() ? "required" : "none"}});
+              {"token", d.requires_token() ? "required" : "none"},
+              {"tls", d.serves_tls() ? "on" : "off"}});
   if (!d.requires_token()) {
     logs::emit(spdlog::level::warn, "no_tokens",
                "no tokens configured: serving loopback only, and any local process may act as "

@@ -85,6 +85,11 @@ void read_log(json_fields::object x, daemon_config& c) {
   x.one_of("format", c.log_format, {{"text", "text"}, {"json", "json"}});
 }
 
+void read_tls(json_fields::object x, daemon_config& c) {
+  x.string("cert", c.tls_cert, 4096);
+  x.string("key", c.tls_key, 4096);
+}
+
 // The process's keys, shared by the file and the environment.
 void read_process(json_fields::reader& r, daemon_config& c) {
   if (r.string("listen", c.listen, 256) && !parse_listen(c.listen)) {
@@ -98,6 +103,7 @@ void read_process(json_fields::reader& r, daemon_config& c) {
   r.integer("compact_log_mb", c.compact_log_mb, 1, 65536);
   r.boolean("quick_check", c.quick_check);
   read_log(r.at("log"), c);
+  read_tls(r.at("tls"), c);
 }
 
 status read_config(const nlohmann::json& doc, daemon_config& c) {
@@ -183,6 +189,8 @@ status apply_env(daemon_config& c, env_lookup get) {
       {"LOOPGUARD_TOKEN_FILE", "token_file", false},
       {"LOOPGUARD_TOKENS_FILE", "tokens_file", false},
       {"LOOPGUARD_METRICS_TOKEN_FILE", "metrics_token_file", false},
+      {"LOOPGUARD_TLS_CERT", "tls.cert", false},
+      {"LOOPGUARD_TLS_KEY", "tls.key", false},
       {"LOOPGUARD_COMPACT_LOG_MB", "compact_log_mb", true},
       {"LOOPGUARD_CHECKPOINT_INTERVAL_MS", "checkpoint_interval_ms", true},
       {"LOOPGUARD_LOG_LEVEL", "log.level", false},
@@ -228,6 +236,7 @@ nlohmann::json to_json(const daemon_config& c) {
           {"compact_log_mb", c.compact_log_mb},
           {"quick_check", c.quick_check},
           {"log", {{"level", c.log_level}, {"format", c.log_format}}},
+          {"tls", {{"cert", c.tls_cert}, {"key", c.tls_key}}},
           {"swarm", to_json(c.rules)},
           {"limits",
            {{"max_connections", c.limits.max_connections},

@@ -41,6 +41,8 @@ struct daemon_config {
   std::string token_file;          // one admin token; empty: none
   std::string tokens_file;         // tokens with their grants (token_table.hpp); empty: none
   std::string metrics_token_file;  // empty: /metrics is open
+  // tls.cert / tls.key: PEM files; both set: the port serves only TLS (wss://, https://).
+  std::string tls_cert, tls_key;
   std::uint64_t compact_log_mb = 64;
   bool quick_check = true;
   std::string log_level = "info";   // daemon_log.hpp's levels

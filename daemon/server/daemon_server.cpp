@@ -45,6 +45,7 @@ status daemon_server::open() {
   ctx_ = std::make_shared<server_context>(service_, metrics_);
   ctx_->limits = options_.config.limits;
   fit_connections_to_descriptors(ctx_->limits);
+  ctx_->tls = options_.tls;
   ctx_->access.configure(options_.tokens, options_.metrics_token);
   ctx_->features = options_.config.protocol_features;
   ctx_->on_drained = [this] { ioc_.stop(); };

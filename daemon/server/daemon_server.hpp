@@ -11,6 +11,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 
 #include <atomic>
@@ -38,6 +39,8 @@ struct daemon_options {
   daemon_config config;
   token_table tokens;         // empty: no token required
   std::string metrics_token;  // empty: /metrics is open
+  // Set: the port serves only TLS (tls::server_context of --tls-cert / --tls-key).
+  std::shared_ptr<boost::asio::ssl::context> tls;
   int threads = 2;
   std::size_t compact_log_bytes = std::size_t{64} << 20;
   bool quick_check = true;
@@ -57,6 +60,7 @@ class daemon_server {
   // The bound endpoint (port 0 resolved); after a successful open().
   boost::asio::ip::tcp::endpoint local_endpoint() const;
   bool requires_token() const { return !options_.tokens.empty(); }
+  bool serves_tls() const { return options_.tls != nullptr; }
   // Serves until a stop request has drained. Handlers that throw are logged and serving goes
   // on. Call once, after open().
   void run();

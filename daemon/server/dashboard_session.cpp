@@ -12,13 +12,14 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 
-dashboard_session::dashboard_session(net::ip::tcp::socket&& socket,
-                                     beast::flat_buffer&& already_read,
+dashboard_session::dashboard_session(tls::stream&& stream, beast::flat_buffer&& already_read,
                                      std::shared_ptr<server_context> ctx)
-    : ws_(std::move(socket)),
-      ctx_(std::move(ctx)),
-      buffer_(std::move(already_read)),
-      timer_(ws_.get_executor()) {}
+    : ws_(std::move(stream)), ctx_(std::move(ctx)), timer_(ws_.get_executor()) {
+  // What the browser sent behind its upgrade request is read first (buffered_stream.hpp).
+  auto& front = ws_.next_layer().buffer();
+  const auto n = already_read.size();
+  front.commit(net::buffer_copy(front.prepare(n), already_read.data()));
+}
 
 dashboard_session::~dashboard_session() {
   --ctx_->dashboards_open;

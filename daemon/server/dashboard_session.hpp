@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "server/buffered_stream.hpp"
 #include "server/server_context.hpp"
 
 namespace loopguard::daemon {
@@ -24,7 +25,7 @@ class dashboard_session : public std::enable_shared_from_this<dashboard_session>
   static constexpr std::chrono::milliseconds kPeriod{250};
   static constexpr std::size_t kMaxMessage = 4096;  // a select message
 
-  dashboard_session(boost::asio::ip::tcp::socket&& socket, boost::beast::flat_buffer&& already_read,
+  dashboard_session(tls::stream&& stream, boost::beast::flat_buffer&& already_read,
                     std::shared_ptr<server_context> ctx);
   ~dashboard_session();
   // `req` was let in by http_session::upgrade_live, which counted it in dashboards_open.
@@ -40,7 +41,7 @@ class dashboard_session : public std::enable_shared_from_this<dashboard_session>
   void send_if_changed();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
 
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::websocket::stream<buffered_tcp_stream> ws_;
   std::shared_ptr<server_context> ctx_;
   boost::beast::flat_buffer buffer_;
   boost::asio::steady_timer timer_;

@@ -1,6 +1,7 @@
 #include "server/http_session.hpp"
 
 #include <boost/asio/dispatch.hpp>
+#include <boost/asio/ssl/stream_base.hpp>
 #include <boost/beast/websocket.hpp>
 
 #include "loopguard/json_input.hpp"
@@ -96,19 +97,47 @@ const char* grant_name(access_control::grant g) {
 }  // namespace
 
 http_session::http_session(net::ip::tcp::socket&& socket, std::shared_ptr<server_context> ctx)
-    : stream_(std::move(socket)), ctx_(std::move(ctx)) {}
+    : stream_(ctx->tls ? tls::stream(beast::tcp_stream(std::move(socket)), *ctx->tls)
+                       : tls::stream(beast::tcp_stream(std::move(socket)))),
+      ctx_(std::move(ctx)) {}
 
 void http_session::run() {
   // Start on the connection's strand.
   net::dispatch(stream_.get_executor(),
-                beast::bind_front_handler(&http_session::do_read, shared_from_this()));
+                beast::bind_front_handler(&http_session::handshake, shared_from_this()));
+}
+
+// A TLS handshake first, within its deadline: a client that connects and sends nothing, or a
+// byte a second, is cut off. Plain TCP: goes on at once.
+void http_session::handshake() {
+  stream_.next_layer().expires_after(server_limits::kHandshakeTimeout);
+  stream_.async_handshake(
+      net::ssl::stream_base::server,
+      beast::bind_front_handler(&http_session::on_handshake, shared_from_this()));
+}
+
+// A failed handshake (a plaintext client, one that does not trust the certificate, one too
+// slow) is counted and logged (rate-limited: a scanner cannot flood the log), and the
+// connection closed.
+void http_session::on_handshake(beast::error_code ec) {
+  if (!ec) return do_read();
+  ++ctx_->metrics.tls_handshake_failures;
+  beast::error_code peer_ec;
+  const auto peer = stream_.next_layer().socket().remote_endpoint(peer_ec);
+  logs::emit(
+      spdlog::level::warn, "tls_handshake_failed",
+      "TLS handshake failed: " +
+          utf8::repair(ec == beast::error::timeout ? std::string("timed out") : ec.message()),
+      {{"peer", peer_ec ? std::string("?")
+                        : peer.address().to_string() + ":" + std::to_string(peer.port())}});
+  stream_.next_layer().close();
 }
 
 void http_session::do_read() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(server_limits::kMaxHttpHeaderBytes));
   parser_->body_limit(kMaxRequestBody);
-  stream_.expires_after(server_limits::kHttpTimeout);
+  stream_.next_layer().expires_after(server_limits::kHttpTimeout);
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&http_session::on_read, shared_from_this()));
 }
@@ -145,8 +174,8 @@ void http_session::upgrade() {
     if (!named) return respond(json_error(400, named.error().message()), false);
     swarm = std::move(*named);
   }
-  stream_.expires_never();
-  std::make_shared<websocket_session>(stream_.release_socket(), std::move(buffer_), ctx_)
+  stream_.next_layer().expires_never();
+  std::make_shared<websocket_session>(std::move(stream_), std::move(buffer_), ctx_)
       ->run(parser_->release(), std::move(swarm));
 }
 
@@ -169,8 +198,8 @@ void http_session::upgrade_live() {
                                        std::to_string(server_context::kMaxDashboards) + ")"),
                    false);
   }
-  stream_.expires_never();
-  std::make_shared<dashboard_session>(stream_.release_socket(), std::move(buffer_), ctx_)
+  stream_.next_layer().expires_never();
+  std::make_shared<dashboard_session>(std::move(stream_), std::move(buffer_), ctx_)
       ->run(parser_->release());
 }
 
@@ -254,11 +283,21 @@ void http_session::respond(http_reply r, bool keep_alive) {
 
 void http_session::on_write(bool keep_alive, beast::error_code ec, std::size_t) {
   if (ec) return;
-  if (!keep_alive) {
-    stream_.socket().shutdown(net::ip::tcp::socket::shutdown_send, ec);
+  if (!keep_alive) return close();
+  do_read();
+}
+
+void http_session::close() {
+  auto* secure = stream_.tls();
+  if (secure == nullptr) {
+    beast::error_code ignored;
+    stream_.next_layer().socket().shutdown(net::ip::tcp::socket::shutdown_send, ignored);
     return;
   }
-  do_read();
+  // close_notify, then the peer's; bounded by the close deadline like every close.
+  stream_.next_layer().expires_after(server_limits::kCloseTimeout);
+  secure->async_shutdown(
+      [self = shared_from_this()](beast::error_code) { self->stream_.next_layer().close(); });
 }
 
 }  // namespace loopguard::daemon

@@ -1,5 +1,6 @@
-// One plain-HTTP connection: answers GET requests (http_api) until the peer closes, or hands
-// the socket to a websocket_session on an upgrade request.
+// One HTTP connection, plain or TLS (tls::stream; with --tls-cert the TLS handshake comes first,
+// within kHandshakeTimeout): answers requests (http_api) until the peer closes, or hands the
+// stream to a websocket_session (or dashboard_session) on an upgrade request.
 #pragma once
 
 #include <boost/beast/core.hpp>
@@ -8,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "loopguard/tls_stream.hpp"
 #include "server/http_api.hpp"
 #include "server/server_context.hpp"
 
@@ -19,6 +21,8 @@ class http_session : public std::enable_shared_from_this<http_session> {
   void run();
 
  private:
+  void handshake();
+  void on_handshake(boost::beast::error_code ec);
   void do_read();
   void on_read(boost::beast::error_code ec, std::size_t bytes);
   // Hands the socket to a websocket_session, or answers why the upgrade is refused.
@@ -29,8 +33,9 @@ class http_session : public std::enable_shared_from_this<http_session> {
   http_reply front_door(const request& req);  // access, then the routes
   void respond(http_reply r, bool keep_alive);
   void on_write(bool keep_alive, boost::beast::error_code ec, std::size_t bytes);
+  void close();  // after the last answer: TLS close_notify when TLS, then TCP's FIN
 
-  boost::beast::tcp_stream stream_;
+  tls::stream stream_;
   std::shared_ptr<server_context> ctx_;
   boost::beast::flat_buffer buffer_;
   std::optional<boost::beast::http::request_parser<boost::beast::http::string_body>> parser_;

@@ -15,6 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include <boost/asio/ssl/context.hpp>
+
 #include "loopguard/protocol.hpp"
 #include "server/access_control.hpp"
 #include "service/daemon_metrics.hpp"
@@ -80,6 +82,7 @@ struct server_context {
   local_detections detections;  // what workers reported (feature detections)
   worker_modes modes;           // the workers that observe (feature observe)
   server_limits limits;
+  std::shared_ptr<boost::asio::ssl::context> tls;     // set: every connection is TLS
   access_control access;                              // the HTTP side: API, dashboard, metrics
   static constexpr std::int64_t kMaxDashboards = 64;  // live dashboard sockets
   std::atomic<std::int64_t> dashboards_open{0};

@@ -21,10 +21,9 @@ std::shared_ptr<const std::string> frame_of(const protocol::message& m) {
 
 }  // namespace
 
-websocket_session::websocket_session(net::ip::tcp::socket&& socket,
-                                     beast::flat_buffer&& already_read,
+websocket_session::websocket_session(tls::stream&& stream, beast::flat_buffer&& already_read,
                                      std::shared_ptr<server_context> ctx)
-    : ws_(std::move(socket)),
+    : ws_(std::move(stream)),
       ctx_(std::move(ctx)),
       idle_timer_(ws_.get_executor()),
       read_pause_(ws_.get_executor()),

@@ -23,9 +23,9 @@ namespace loopguard::daemon {
 
 class websocket_session : public std::enable_shared_from_this<websocket_session> {
  public:
-  // `already_read`: bytes read from the socket past the HTTP upgrade request; they are the
-  // first bytes of the WebSocket stream.
-  websocket_session(boost::asio::ip::tcp::socket&& socket, boost::beast::flat_buffer&& already_read,
+  // `stream`: the connection, TLS handshake done when it is TLS. `already_read`: bytes read
+  // from it past the HTTP upgrade request; they are the first bytes of the WebSocket stream.
+  websocket_session(tls::stream&& stream, boost::beast::flat_buffer&& already_read,
                     std::shared_ptr<server_context> ctx);
   ~websocket_session();
 

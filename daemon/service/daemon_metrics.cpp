@@ -84,6 +84,9 @@ void daemon_metrics::render_connections(std::string& out) const {
   metric(out, "loopguard_accept_pauses_total", "counter",
          "Times accepting paused because the process ran out of file descriptors.",
          accept_pauses.load());
+  metric(out, "loopguard_tls_handshake_failures_total", "counter",
+         "TLS handshakes that failed or timed out (a plaintext client, an untrusted or slow one).",
+         tls_handshake_failures.load());
   metric(out, "loopguard_rate_limited_total", "counter",
          "Times a connection over its event rate was not read for a while (back-pressure).",
          read_pauses.load());

@@ -48,11 +48,12 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> connections_total{0};
   std::atomic<std::int64_t> connections_open{0};
   std::atomic<std::uint64_t> connections_refused{0};
-  std::atomic<std::uint64_t> closes_forced{0};    // closes that missed their deadline
-  std::atomic<std::uint64_t> accept_pauses{0};    // accepting paused: out of descriptors
-  std::atomic<std::uint64_t> read_pauses{0};      // a connection over its event rate waited
-  std::atomic<std::uint64_t> read_paused_us{0};   // how long, in all
-  std::atomic<std::uint64_t> verdicts_pushed{0};  // messages queued to workers
+  std::atomic<std::uint64_t> closes_forced{0};           // closes that missed their deadline
+  std::atomic<std::uint64_t> accept_pauses{0};           // accepting paused: out of descriptors
+  std::atomic<std::uint64_t> tls_handshake_failures{0};  // failed or timed out (--tls-cert)
+  std::atomic<std::uint64_t> read_pauses{0};             // a connection over its event rate waited
+  std::atomic<std::uint64_t> read_paused_us{0};          // how long, in all
+  std::atomic<std::uint64_t> verdicts_pushed{0};         // messages queued to workers
   std::atomic<std::uint64_t> errors_sent{0};
   std::atomic<std::uint64_t> swarms_completed{0};
   std::atomic<std::uint64_t> detections_reported{0};  // `detection` messages accepted

@@ -1,4 +1,5 @@
-// loopguardd's configuration: the protocol features (--protocol-features and the config key).
+// loopguardd's configuration: the protocol features (--protocol-features and the config key),
+// the TLS files (tls.cert, tls.key).
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -90,5 +91,28 @@ TEST_SUITE("daemon config") {
     });
     REQUIRE(s.ok());
     CHECK(e.retention.incarnation_idle == 60);
+  }
+
+  TEST_CASE("the config keys tls.cert and tls.key, and LOOPGUARD_TLS_CERT and _KEY over them") {
+    const auto c = config_of(R"({"tls":{"cert":"/etc/lg/cert.pem","key":"/etc/lg/key.pem"}})");
+    REQUIRE(c.has_value());
+    CHECK(c->tls_cert == "/etc/lg/cert.pem");
+    CHECK(c->tls_key == "/etc/lg/key.pem");
+    CHECK(to_json(*c)["tls"] ==
+          nlohmann::json{{"cert", "/etc/lg/cert.pem"}, {"key", "/etc/lg/key.pem"}});
+    CHECK(config_of("{}")->tls_cert.empty());
+    const auto unknown = config_of(R"({"tls":{"certificate":"x"}})");
+    REQUIRE_FALSE(unknown.has_value());
+    CHECK(unknown.error().message().find("tls.certificate: unknown key") != std::string::npos);
+    const auto wrong = config_of(R"({"tls":{"cert":7}})");
+    REQUIRE_FALSE(wrong.has_value());
+    CHECK(wrong.error().message().find("tls.cert: expected a string") != std::string::npos);
+    daemon_config from_env = *c;
+    const env_lookup get = [](const char* n) -> const char* {
+      return std::string_view(n) == "LOOPGUARD_TLS_CERT" ? "/run/cert.pem" : nullptr;
+    };
+    REQUIRE(apply_env(from_env, get).ok());
+    CHECK(from_env.tls_cert == "/run/cert.pem");
+    CHECK(from_env.tls_key == "/etc/lg/key.pem");  // the file's, no variable over it
   }
 }

@@ -246,11 +246,14 @@ TEST_SUITE("inspect") {
     const std::string gone = "127.0.0.1:" + std::to_string(unused);
     check_one_line(run_loopguard(dir.file(""), {"inspect", "--daemon", "http://" + gone}), 3,
                    "loopguard inspect: cannot reach the daemon at " + gone + ": connect: ");
-    check_one_line(
-        run_loopguard(dir.file(""), {"inspect", "--daemon", "wss://" + at}), 2,
-        "loopguard inspect: --daemon: expected http://HOST:PORT, got \"wss://" + at + "\": TLS");
+    // https:// to a daemon without TLS: the handshake fails (the daemon answers in plain HTTP).
+    check_one_line(run_loopguard(dir.file(""), {"inspect", "--daemon", "wss://" + at}), 3,
+                   "loopguard inspect: cannot reach the daemon at " + at + ": TLS handshake: ");
+    check_one_line(run_loopguard(dir.file(""), {"inspect", "--daemon", "ftp://" + at}), 2,
+                   "loopguard inspect: --daemon: expected http(s)://HOST:PORT, got \"ftp://" + at +
+                       "\": the scheme must be");
     check_one_line(run_loopguard(dir.file(""), {"inspect", "--daemon", "http://" + at + "/api"}), 2,
-                   "loopguard inspect: --daemon: expected http://HOST:PORT");
+                   "loopguard inspect: --daemon: expected http(s)://HOST:PORT");
   }
 
   TEST_CASE("the token goes as a Bearer header and a 401 is one line naming the token" *

@@ -52,15 +52,17 @@ TEST_SUITE("sdk_config") {
   TEST_CASE("every daemon key is read") {
     const auto c = parse_sdk_config(json::parse(R"({
       "preset": "aggressive",
-      "daemon": {"url": "ws://127.0.0.1:7070/ws", "token_file": "/run/t", "swarm": "s1",
-                 "worker": "w1", "incarnation": "i1", "outbox": 500, "flush_delay_ms": 7,
+      "daemon": {"url": "wss://127.0.0.1:7070/ws", "token_file": "/run/t", "swarm": "s1",
+                 "ca_file": "/etc/lg/ca.pem", "worker": "w1", "incarnation": "i1", "outbox": 500, "flush_delay_ms": 7,
                  "backoff_min_ms": 50, "backoff_max_ms": 900, "heartbeat_ms": 3000,
                  "report_detections": false}})"));
     REQUIRE(c.has_value());
     CHECK(c->has_daemon);
     CHECK(c->connects());
     CHECK(c->detector.preset == "aggressive");
-    CHECK(c->client.url == "ws://127.0.0.1:7070/ws");
+    CHECK(c->client.url == "wss://127.0.0.1:7070/ws");
+    CHECK(c->client.ca_file == "/etc/lg/ca.pem");
+    CHECK(to_json(*c)["daemon"]["ca_file"] == "/etc/lg/ca.pem");
     CHECK(c->token_file == "/run/t");
     CHECK(c->client.token.empty());  // parse_sdk_config never reads the token file
     CHECK(c->client.swarm == "s1");
@@ -174,7 +176,8 @@ TEST_SUITE("sdk_config") {
       const scoped_env vars{{"LOOPGUARD_CONFIG", path},
                             {"LOOPGUARD_DAEMON", "ws://127.0.0.1:2"},
                             {"LOOPGUARD_SWARM", "from-env"},
-                            {"LOOPGUARD_TOKEN", "tok"}};
+                            {"LOOPGUARD_TOKEN", "tok"},
+                            {"LOOPGUARD_CA_FILE", "/run/ca.pem"}};
       const auto c = loopguard::resolve_sdk_config("", lookup);
       REQUIRE(c.has_value());
       CHECK(c->detector.preset == "conservative");
@@ -182,6 +185,7 @@ TEST_SUITE("sdk_config") {
       CHECK(c->client.swarm == "from-env");
       CHECK(c->client.worker == "w-file");  // LOOPGUARD_WORKER unset: the file's
       CHECK(c->client.token == "tok");
+      CHECK(c->client.ca_file == "/run/ca.pem");
       CHECK(c->client.outbox == 9);
     }
     {
@@ -207,7 +211,7 @@ TEST_SUITE("sdk_config") {
             "LOOPGUARD_SWARM: daemon.swarm: expected 1..128 bytes, got \"\"");
     }
     {
-      const scoped_env vars{{"LOOPGUARD_DAEMON", "wss://x:1"}};
+      const scoped_env vars{{"LOOPGUARD_DAEMON", "http://x:1"}};
       const auto c = loopguard::resolve_sdk_config("", lookup);
       REQUIRE_FALSE(c.has_value());
       CHECK(c.error().message().find("LOOPGUARD_DAEMON: daemon.url:") == 0);

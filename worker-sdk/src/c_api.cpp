@@ -25,6 +25,7 @@ static_assert(LOOPGUARD_ABI_VERSION == LOOPGUARD_EXPECTED_ABI_VERSION,
 struct lg_guard {
   explicit lg_guard(loopguard::manager_config config) : worker(std::move(config)) {}
   loopguard::swarm_worker worker;
+  std::string ca_file;  // lg_set_ca_file: for the connect that follows
 };
 
 namespace loopguard {
@@ -133,17 +134,22 @@ client_options options_from(const char* url, const char* swarm, const char* work
 }
 
 // lg_connect_env's options: the "daemon" object of the file $LOOPGUARD_CONFIG names (when set),
-// then the arguments that are neither NULL nor "", then the variables (options_from_env).
+// then the arguments that are neither NULL nor "" (lg_set_ca_file's among them), then the
+// variables (options_from_env).
 result<client_options> options_from_file_and_env(const char* url, const char* swarm,
-                                                 const char* worker, const char* token) {
+                                                 const char* worker, const char* token,
+                                                 const char* ca_file) {
   client_options o;
   if (const char* file = std::getenv("LOOPGUARD_CONFIG"); file != nullptr && *file != '\0') {
     auto c = load_sdk_config(file);
     if (!c) return c.error().with_context("LOOPGUARD_CONFIG: ");
     o = std::move(c->client);
   }
-  const std::pair<const char*, std::string*> args[] = {
-      {url, &o.url}, {swarm, &o.swarm}, {worker, &o.worker}, {token, &o.token}};
+  const std::pair<const char*, std::string*> args[] = {{url, &o.url},
+                                                       {swarm, &o.swarm},
+                                                       {worker, &o.worker},
+                                                       {token, &o.token},
+                                                       {ca_file, &o.ca_file}};
   for (const auto& [arg, field] : args) {
     if (arg != nullptr && *arg != '\0') *field = arg;
   }
@@ -328,14 +334,26 @@ int lg_connect(lg_guard* guard, const char* url, const char* swarm, const char* 
     if (status s = need(url, "url"); !s.ok()) return s;
     if (status s = need(swarm, "swarm"); !s.ok()) return s;
     if (status s = need(worker, "worker"); !s.ok()) return s;
-    return connect(guard, options_from(url, swarm, worker, token));
+    client_options o = options_from(url, swarm, worker, token);
+    if (guard != nullptr) o.ca_file = guard->ca_file;
+    return connect(guard, std::move(o));
+  }));
+}
+
+int lg_set_ca_file(lg_guard* guard, const char* ca_file, char** error) {
+  return status_out(run<int>("lg_set_ca_file", error, [&]() -> result<int> {
+    if (status s = need(guard, "guard"); !s.ok()) return s;
+    guard->ca_file = optional_text(ca_file);
+    return 0;
   }));
 }
 
 int lg_connect_env(lg_guard* guard, const char* url, const char* swarm, const char* worker,
                    const char* token, char** error) {
   return status_out(run<int>("lg_connect_env", error, [&]() -> result<int> {
-    return connect(guard, options_from_file_and_env(url, swarm, worker, token));
+    if (status s = need(guard, "guard"); !s.ok()) return s;
+    return connect(guard,
+                   options_from_file_and_env(url, swarm, worker, token, guard->ca_file.c_str()));
   }));
 }
 

@@ -29,9 +29,13 @@
 namespace loopguard {
 
 struct client_options {
-  // ws://HOST:PORT (path /ws is added when there is none; ?swarm=S is always added).
+  // ws://HOST:PORT, or wss://HOST:PORT for TLS (path /ws is added when there is none;
+  // ?swarm=S is always added).
   std::string url;
   std::string token;
+  // wss:// only: the PEM file of the CA certificate(s) the daemon's certificate must chain to;
+  // empty: the system's CA paths. The certificate is always verified, for the URL's host.
+  std::string ca_file;
   std::string swarm, worker;   // identifiers: valid UTF-8, 1..128 bytes
   std::string incarnation;     // empty: a random id, new for every client object
   std::size_t outbox = 10000;  // events held until acknowledged; beyond: dropped with a gap
@@ -45,9 +49,11 @@ struct client_options {
 };
 
 // Options from the environment over `base`: LOOPGUARD_DAEMON (url), LOOPGUARD_TOKEN,
-// LOOPGUARD_SWARM, LOOPGUARD_WORKER. An error names the variable and what is wrong with it.
+// LOOPGUARD_SWARM, LOOPGUARD_WORKER, LOOPGUARD_CA_FILE. An error names the variable and what is
+// wrong with it.
 result<client_options> options_from_env(client_options base);
-// Checks the identifiers, the URL (ws://host:port[/path]) and the sizes.
+// Checks the identifiers, the URL (ws:// or wss://host:port[/path]), the sizes, and that the
+// CA file (when given) can be read.
 status validate(const client_options& o);
 
 struct client_stats {
@@ -71,7 +77,9 @@ struct client_stats {
   bool connected = false;
   std::vector<std::string> features;  // of the last welcome
   std::string last_error;             // the last error frame or connection failure
-  bool fatal = false;  // unauthorized / unsupported_version / invalid_utf8: no more reconnects
+  // unauthorized / unsupported_version / invalid_utf8, or the daemon's TLS certificate failed
+  // verification (last_error says why): no more reconnects.
+  bool fatal = false;
 };
 
 class daemon_client {

@@ -120,14 +120,21 @@ LG_API int lg_stop_recording(lg_guard* guard, char** error);
 /* Sends the calls still waiting for a result to the daemon; for the end of a run. 0, or -1. */
 LG_API int lg_flush(lg_guard* guard, char** error);
 
-/* Joins a swarm: connects the guard to loopguardd at `url` (ws://HOST:PORT) as `worker` of
+/* The PEM file of the CA certificate(s) the daemon's TLS certificate must chain to, for a
+ * wss:// url of the lg_connect or lg_connect_env that follows (LOOPGUARD_CA_FILE overrides it
+ * there). NULL or "": the system's CA paths. The certificate is always verified, for the url's
+ * host; a failed verification is fatal (stats: "fatal", "last_error" says why). 0, or -1. */
+LG_API int lg_set_ca_file(lg_guard* guard, const char* ca_file, char** error);
+/* Joins a swarm: connects the guard to loopguardd at `url` (ws://HOST:PORT, wss:// for TLS) as
+ * `worker` of
  * `swarm`, with `token` (NULL or "": none). Never blocks on the network: the connection is
  * made, kept and restored in the background, and the guard works locally meanwhile. At most
  * once per guard. Returns 0, or -1 when an option is invalid (the message names it). */
 LG_API int lg_connect(lg_guard* guard, const char* url, const char* swarm, const char* worker,
                       const char* token, char** error);
 /* The same, with each option that its environment variable sets taken from it instead:
- * LOOPGUARD_DAEMON (url), LOOPGUARD_SWARM, LOOPGUARD_WORKER, LOOPGUARD_TOKEN. Arguments may
+ * LOOPGUARD_DAEMON (url), LOOPGUARD_SWARM, LOOPGUARD_WORKER, LOOPGUARD_TOKEN, LOOPGUARD_CA_FILE.
+ * Arguments may
  * be NULL (unset). When LOOPGUARD_CONFIG names the SDK's config file (docs/configuration.md,
  * "The SDK's config file"), its "daemon" object comes first (the arguments that are neither
  * NULL nor "" override it, the variables override both); an error names the file and key. */

@@ -7,8 +7,9 @@
 //               "swarm": "build-42", "worker": "w1", "outbox": 10000, "heartbeat_ms": 10000}}
 //
 // The token is never in the file: "token_file" names a file whose first line is the token (as
-// loopguardd's token_file). Then LOOPGUARD_DAEMON, LOOPGUARD_TOKEN, LOOPGUARD_SWARM and
-// LOOPGUARD_WORKER override the file; LOOPGUARD_CONFIG names the file when the program gives none.
+// loopguardd's token_file). "ca_file" names the CA file for wss:// (client_options::ca_file).
+// Then LOOPGUARD_DAEMON, LOOPGUARD_TOKEN, LOOPGUARD_SWARM, LOOPGUARD_WORKER and LOOPGUARD_CA_FILE
+// override the file; LOOPGUARD_CONFIG names the file when the program gives none.
 //
 //   auto c = loopguard::resolve_sdk_config("");  // $LOOPGUARD_CONFIG, then the variables
 //   if (!c) { std::cerr << c.error().message() << '\n'; return 2; }
@@ -46,7 +47,8 @@ result<sdk_config> parse_sdk_config(const nlohmann::json& doc);
 result<sdk_config> load_sdk_config(const std::string& path);
 
 // The variables over `c`, in this order: LOOPGUARD_DAEMON (daemon.url), LOOPGUARD_TOKEN,
-// LOOPGUARD_SWARM (daemon.swarm), LOOPGUARD_WORKER (daemon.worker), each read as its key is; an
+// LOOPGUARD_SWARM (daemon.swarm), LOOPGUARD_WORKER (daemon.worker), LOOPGUARD_CA_FILE
+// (daemon.ca_file), each read as its key is; an
 // error names the variable (`LOOPGUARD_SWARM: daemon.swarm: expected ...`). `get` is getenv
 // or a test's table.
 using sdk_env_lookup = const char* (*)(const char*);
@@ -59,7 +61,7 @@ result<sdk_config> resolve_sdk_config(const std::string& path, sdk_env_lookup ge
 result<sdk_config> resolve_sdk_config(const std::string& path = {});
 
 // The resolved configuration as JSON (`loopguard config --print-config`): to_json(detector)
-// plus "daemon" with every client option (url, swarm, worker, incarnation and token_file only
+// plus "daemon" with every client option (url, swarm, worker, incarnation, token_file, ca_file only
 // when set); the token itself never shows: "token" is "<set>" when there is one and absent
 // otherwise. Without the token, the output reads back (parse_sdk_config).
 nlohmann::json to_json(const sdk_config& c);

@@ -131,6 +131,7 @@ def _declare(lib):
         "lg_flush": (i, [p, err]),
         "lg_record": (i, [p, s, s, err]),
         "lg_stop_recording": (i, [p, err]),
+        "lg_set_ca_file": (i, [p, s, err]),
         "lg_connect": (i, [p, s, s, s, s, err]),
         "lg_connect_env": (i, [p, s, s, s, s, err]),
         "lg_wait_acknowledged": (i, [p, i, err]),
@@ -314,12 +315,15 @@ class Guard:
 
     def connect(self, url: Optional[str] = None, swarm: Optional[str] = None,
                 worker: Optional[str] = None, token: Optional[str] = None,
-                from_env: bool = True) -> None:
-        """Joins a swarm through loopguardd at url (ws://HOST:PORT). With from_env (the
-        default), LOOPGUARD_DAEMON, LOOPGUARD_SWARM, LOOPGUARD_WORKER and LOOPGUARD_TOKEN
-        override the arguments they set. Never blocks on the network."""
+                from_env: bool = True, ca_file: Optional[str] = None) -> None:
+        """Joins a swarm through loopguardd at url (ws://HOST:PORT, or wss:// for TLS: the
+        daemon's certificate is verified against ca_file, a PEM file, or the system's CA
+        certificates when it is None). With from_env (the default), LOOPGUARD_DAEMON,
+        LOOPGUARD_SWARM, LOOPGUARD_WORKER, LOOPGUARD_TOKEN and LOOPGUARD_CA_FILE override the
+        arguments they set. Never blocks on the network."""
         fn = self._lib.lg_connect_env if from_env else self._lib.lg_connect
         with self._lock:
+            self._call(self._lib.lg_set_ca_file, self._live(), _text(ca_file))
             self._call(fn, self._live(), _text(url), _text(swarm), _text(worker), _text(token))
 
     def wait_acknowledged(self, timeout: float) -> bool:

@@ -1,5 +1,6 @@
 // client_options: validation, the environment, and the daemon URL.
 #include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "client/daemon_url.hpp"
@@ -46,6 +47,9 @@ status validate(const client_options& o) {
   if (!o.token.empty()) {
     if (status s = check_name("token", o.token); !s.ok()) return s;
   }
+  if (!o.ca_file.empty() && !std::ifstream(o.ca_file)) {
+    return status::error("ca_file: cannot read \"" + utf8::repair(o.ca_file) + "\"");
+  }
   return check_sizes(o);
 }
 
@@ -53,7 +57,8 @@ result<client_options> options_from_env(client_options base) {
   const std::pair<const char*, std::string*> vars[] = {{"LOOPGUARD_DAEMON", &base.url},
                                                        {"LOOPGUARD_TOKEN", &base.token},
                                                        {"LOOPGUARD_SWARM", &base.swarm},
-                                                       {"LOOPGUARD_WORKER", &base.worker}};
+                                                       {"LOOPGUARD_WORKER", &base.worker},
+                                                       {"LOOPGUARD_CA_FILE", &base.ca_file}};
   for (const auto& [name, field] : vars) {
     const char* v = std::getenv(name);
     if (v == nullptr) continue;

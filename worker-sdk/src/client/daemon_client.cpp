@@ -23,6 +23,7 @@
 #include "client/error_policy.hpp"
 #include "client/outbox.hpp"
 #include "loopguard/hex.hpp"
+#include "loopguard/tls_stream.hpp"
 #include "loopguard/utf8.hpp"
 
 namespace loopguard {
@@ -71,11 +72,12 @@ void make_valid(protocol::detection& d) {
 
 struct daemon_client::impl : std::enable_shared_from_this<impl> {
   using strand_t = net::strand<net::io_context::executor_type>;
-  using ws_t = websocket::stream<beast::tcp_stream>;
+  using ws_t = websocket::stream<tls::stream>;
 
-  // One connection attempt; handlers of an older one find it is no longer `conn`.
+  // One connection attempt; handlers of an older one find it is no longer `conn`. TLS when
+  // `tls` is not null (wss://).
   struct connection {
-    explicit connection(strand_t& s) : ws(s) {}
+    connection(strand_t& s, net::ssl::context* tls_context) : ws(s, tls_context) {}
     ws_t ws;
     beast::flat_buffer buffer;
     bool welcomed = false;
@@ -100,6 +102,15 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
     if (options.incarnation.empty()) options.incarnation = random_incarnation();
     incarnation = options.incarnation;
     stats.incarnation = incarnation;
+    if (url.tls) {
+      auto ctx = tls::client_context(options.ca_file);
+      if (ctx) {
+        tls_context = std::move(*ctx);
+      } else {  // no connection can succeed: fatal, said once
+        stats.fatal = true;
+        stats.last_error = "TLS: " + ctx.error().message();
+      }
+    }
   }
 
   // --- public side (any thread) ---
@@ -118,6 +129,8 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
   void connect();
   void on_resolved(beast::error_code ec, const tcp::resolver::results_type& results);
   void on_connected(const std::shared_ptr<connection>& c, beast::error_code ec);
+  void on_tls_handshake(const std::shared_ptr<connection>& c, beast::error_code ec);
+  void websocket_handshake(const std::shared_ptr<connection>& c);
   void on_handshake(const std::shared_ptr<connection>& c, beast::error_code ec);
   void read(const std::shared_ptr<connection>& c);
   void on_read(const std::shared_ptr<connection>& c, beast::error_code ec);
@@ -136,6 +149,7 @@ struct daemon_client::impl : std::enable_shared_from_this<impl> {
 
   client_options options;
   client::daemon_url url;
+  std::shared_ptr<net::ssl::context> tls_context;  // wss://: verifies the daemon's certificate
   strand_t strand;
   tcp::resolver resolver;
   net::steady_timer flush_timer, retry_timer, heartbeat_timer;
@@ -219,15 +233,19 @@ void daemon_client::impl::stop() {
     self->heartbeat_timer.cancel();
     self->resolver.cancel();
     if (self->conn) {
-      beast::error_code ec;
-      beast::get_lowest_layer(self->conn->ws).socket().close(ec);
+      // close(), not socket().close(): it cancels the stream's timeout timer too, which would
+      // otherwise hold the I/O thread (and this destructor) until a connect or TLS handshake
+      // deadline passes.
+      beast::get_lowest_layer(self->conn->ws).close();
       self->conn->closed = true;
+      // The WebSocket's own handshake timer goes with it (its handler holds a weak_ptr only).
+      self->conn.reset();
     }
   });
 }
 
 void daemon_client::impl::connect() {
-  if (stopping) return;
+  if (stopping || (url.tls && !tls_context)) return;
   resolver.async_resolve(
       url.host, url.port,
       [self = shared_from_this()](beast::error_code ec, const tcp::resolver::results_type& r) {
@@ -245,7 +263,7 @@ void daemon_client::impl::on_resolved(beast::error_code ec,
     }
     return schedule_reconnect();
   }
-  auto c = std::make_shared<connection>(strand);
+  auto c = std::make_shared<connection>(strand, tls_context.get());
   conn = c;
   beast::get_lowest_layer(c->ws).expires_after(kConnectTimeout);
   beast::get_lowest_layer(c->ws).async_connect(
@@ -258,6 +276,38 @@ void daemon_client::impl::on_connected(const std::shared_ptr<connection>& c, bea
   if (c != conn || stopping) return;
   if (ec) return lost(c, "cannot connect to " + url.host_header() + ": " + ec.message());
   beast::get_lowest_layer(c->ws).socket().set_option(tcp::no_delay(true));
+  auto* secure = c->ws.next_layer().tls();
+  if (secure == nullptr) return websocket_handshake(c);
+  // SNI and the host the certificate must be for; the handshake within the connect timeout.
+  if (status s = tls::expect_host(*secure, url.host); !s.ok()) {
+    {
+      std::lock_guard lock(mu);
+      stats.fatal = true;
+    }
+    return lost(c, s.message());
+  }
+  beast::get_lowest_layer(c->ws).expires_after(kConnectTimeout);
+  c->ws.next_layer().async_handshake(
+      net::ssl::stream_base::client,
+      [self = shared_from_this(), c](beast::error_code e) { self->on_tls_handshake(c, e); });
+}
+
+// A certificate that fails verification will fail again: fatal, no reconnect loop, the reason
+// in last_error. Any other failure (reset, timeout) is retried like a lost connection.
+void daemon_client::impl::on_tls_handshake(const std::shared_ptr<connection>& c,
+                                           beast::error_code ec) {
+  if (c != conn || stopping) return;
+  if (!ec) return websocket_handshake(c);
+  bool verification = false;
+  const std::string why = tls::handshake_failure(*c->ws.next_layer().tls(), ec, verification);
+  if (verification) {
+    std::lock_guard lock(mu);
+    stats.fatal = true;
+  }
+  lost(c, "TLS handshake with " + url.host_header() + ": " + why);
+}
+
+void daemon_client::impl::websocket_handshake(const std::shared_ptr<connection>& c) {
   beast::get_lowest_layer(c->ws).expires_never();
   websocket::stream_base::timeout t{};
   t.handshake_timeout = kConnectTimeout;
@@ -290,8 +340,7 @@ void daemon_client::impl::on_handshake(const std::shared_ptr<connection>& c, bea
 void daemon_client::impl::lost(const std::shared_ptr<connection>& c, const std::string& why) {
   if (c->closed) return;
   c->closed = true;
-  beast::error_code ignored;
-  beast::get_lowest_layer(c->ws).socket().close(ignored);
+  beast::get_lowest_layer(c->ws).close();  // the socket and its timeout timer
   flush_timer.cancel();
   flush_armed = false;
   {

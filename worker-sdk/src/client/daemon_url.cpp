@@ -11,8 +11,8 @@ bool unreserved(unsigned char c) {
 }
 
 status bad(std::string_view url, std::string_view why) {
-  return status::error("expected ws://HOST:PORT[/PATH], got \"" + std::string(url) +
-                       "\": " + std::string(why));
+  return status::error("expected ws://HOST:PORT[/PATH] or wss://HOST:PORT[/PATH], got \"" +
+                       std::string(url) + "\": " + std::string(why));
 }
 
 result<std::string> check_port(std::string_view url, std::string_view port) {
@@ -46,14 +46,19 @@ std::string daemon_url::target(std::string_view swarm) const {
 }
 
 result<daemon_url> parse_daemon_url(std::string_view url) {
-  constexpr std::string_view kScheme = "ws://";
-  if (url.starts_with("wss://")) return bad(url, "TLS (wss://) is not supported yet");
-  if (!url.starts_with(kScheme)) return bad(url, "the scheme must be ws://");
-  std::string_view rest = url.substr(kScheme.size());
+  daemon_url out;
+  std::string_view rest;
+  if (url.starts_with("ws://")) {
+    rest = url.substr(5);
+  } else if (url.starts_with("wss://")) {
+    rest = url.substr(6);
+    out.tls = true;
+  } else {
+    return bad(url, "the scheme must be ws:// or wss://");
+  }
   if (rest.find_first_of("?#@") != std::string_view::npos) {
     return bad(url, "no user info, query or fragment");
   }
-  daemon_url out;
   const auto slash = rest.find('/');
   out.path = slash == std::string_view::npos ? "/ws" : std::string(rest.substr(slash));
   if (out.path == "/") out.path = "/ws";

@@ -42,12 +42,13 @@ status read_daemon(const json& d, sdk_config& c) {
   std::string url;
   if (r.string("url", url, kMaxPathBytes)) {
     if (auto u = client::parse_daemon_url(url); !u) {
-      r.fail("url", "ws://HOST:PORT[/PATH] (" + u.error().message() + ")", json(url));
+      r.fail("url", "ws:// or wss://HOST:PORT[/PATH] (" + u.error().message() + ")", json(url));
     } else {
       o.url = std::move(url);
     }
   }
   r.string("token_file", c.token_file, kMaxPathBytes);
+  r.string("ca_file", o.ca_file, kMaxPathBytes);
   read_name(r, "swarm", o.swarm);
   read_name(r, "worker", o.worker);
   read_name(r, "incarnation", o.incarnation);
@@ -135,7 +136,8 @@ status apply_sdk_env(sdk_config& c, sdk_env_lookup get) {
   static constexpr var kVars[] = {{"LOOPGUARD_DAEMON", "url"},
                                   {"LOOPGUARD_TOKEN", nullptr},
                                   {"LOOPGUARD_SWARM", "swarm"},
-                                  {"LOOPGUARD_WORKER", "worker"}};
+                                  {"LOOPGUARD_WORKER", "worker"},
+                                  {"LOOPGUARD_CA_FILE", "ca_file"}};
   for (const var& v : kVars) {
     const char* value = get(v.name);
     if (value == nullptr) continue;
@@ -194,7 +196,8 @@ json to_json(const sdk_config& c) {
                                    {"swarm", o.swarm},
                                    {"worker", o.worker},
                                    {"incarnation", o.incarnation},
-                                   {"token_file", c.token_file}}) {
+                                   {"token_file", c.token_file},
+                                   {"ca_file", o.ca_file}}) {
     if (!value.empty()) d[key] = value;
   }
   if (!o.token.empty()) d["token"] = "<set>";

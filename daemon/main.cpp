@@ -19,6 +19,7 @@
 
 namespace net = boost::asio;
 using namespace loopguard::daemon;
+namespace cluster = loopguard::cluster;
 using loopguard::result;
 using loopguard::status;
 namespace utf8 = loopguard::utf8;
@@ -37,11 +38,11 @@ void write_port_file(const std::string& path, unsigned short port) {
 struct flags {
   std::string config_file, port_file;
   std::optional<std::string> listen, db, token_file, tokens_file, metrics_token_file,
-      protocol_features;
+      protocol_features, cluster_file, cluster_self;
   std::optional<std::string> log_level, log_format;
   std::optional<std::uint64_t> threads, compact_log_mb;
   std::optional<long> interval_ms, idle_ms;
-  bool no_quick_check = false, print_config = false;
+  bool no_quick_check = false, print_config = false, print_haproxy_map = false;
 };
 
 void add_flags(CLI::App& app, flags& f) {
@@ -57,6 +58,11 @@ void add_flags(CLI::App& app, flags& f) {
                  "file of tokens with their grants, one per line (docs/operations.md, Access)");
   app.add_option("--metrics-token-file", f.metrics_token_file,
                  "file whose first line /metrics needs as a bearer token (default: open)");
+  app.add_option("--cluster", f.cluster_file,
+                 "cluster file (docs/scaling.md): refuse swarms the ring gives another daemon");
+  app.add_option("--cluster-self", f.cluster_self, "this daemon's server name in --cluster");
+  app.add_flag("--print-haproxy-map", f.print_haproxy_map,
+               "print --cluster's bucket-to-backend map for HAProxy's map_int, and exit");
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
   app.add_option("--threads", f.threads, "I/O threads (default 2)")->check(CLI::Range(1, 64));
   app.add_option("--checkpoint-interval", f.interval_ms,
@@ -100,6 +106,8 @@ result<daemon_config> config_of(const flags& f) {
   if (f.token_file) c.token_file = *f.token_file;
   if (f.tokens_file) c.tokens_file = *f.tokens_file;
   if (f.metrics_token_file) c.metrics_token_file = *f.metrics_token_file;
+  if (f.cluster_file) c.cluster_file = *f.cluster_file;
+  if (f.cluster_self) c.cluster_self = *f.cluster_self;
   if (f.threads) c.threads = *f.threads;
   if (f.compact_log_mb) c.compact_log_mb = *f.compact_log_mb;
   if (f.no_quick_check) c.quick_check = false;
@@ -124,6 +132,22 @@ result<daemon_config> config_of(const flags& f) {
   return c;
 }
 
+// The cluster of cluster_file and cluster_self (both or neither).
+result<std::optional<cluster::membership>> cluster_of(const daemon_config& c) {
+  if (c.cluster_file.empty() && c.cluster_self.empty()) {
+    return std::optional<cluster::membership>();
+  }
+  if (c.cluster_file.empty() || c.cluster_self.empty()) {
+    return status::error(
+        "cluster_file and cluster_self go together (--cluster FILE --cluster-self NAME)");
+  }
+  auto layout = cluster::load_ring(c.cluster_file);
+  if (!layout) return layout.error();
+  auto self = cluster::server_index(*layout, c.cluster_self);
+  if (!self) return self.error().with_context(c.cluster_file + ": cluster_self: ");
+  return std::optional<cluster::membership>(cluster::membership{std::move(*layout), *self});
+}
+
 // The daemon's options from the configuration and the files it names; an error exits 2.
 result<daemon_options> options_of(daemon_config c) {
   daemon_options o;
@@ -143,6 +167,9 @@ result<daemon_options> options_of(daemon_config c) {
     if (!token) return token.error();
     o.metrics_token = std::move(*token);
   }
+  auto membership = cluster_of(c);
+  if (!membership) return membership.error();
+  o.cluster = std::move(*membership);
   o.db = c.db;
   o.threads = static_cast<int>(c.threads);
   o.compact_log_bytes = static_cast<std::size_t>(c.compact_log_mb) << 20;
@@ -204,6 +231,19 @@ int main(int argc, char** argv) {
     std::printf(
         "%s\n",
         to_json(*config).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    return 0;
+  }
+  if (f.print_haproxy_map) {
+    if (config->cluster_file.empty()) {
+      std::fprintf(stderr, "loopguardd: --print-haproxy-map needs --cluster FILE\n");
+      return 2;
+    }
+    auto layout = cluster::load_ring(config->cluster_file);
+    if (!layout) {
+      std::fprintf(stderr, "loopguardd: %s\n", utf8::repair(layout.error().message()).c_str());
+      return 2;
+    }
+    std::fputs(cluster::haproxy_map(*layout).c_str(), stdout);
     return 0;
   }
   // Logs go to stderr; stdout holds only the port line.

@@ -40,6 +40,10 @@ struct daemon_config {
   std::string token_file;          // one admin token; empty: none
   std::string tokens_file;         // tokens with their grants (token_table.hpp); empty: none
   std::string metrics_token_file;  // empty: /metrics is open
+  // A cluster (docs/scaling.md): the cluster file and this daemon's server name in it; a swarm
+  // the ring gives another server is refused with not_owner. Both empty: no cluster.
+  std::string cluster_file;
+  std::string cluster_self;
   std::uint64_t compact_log_mb = 64;
   bool quick_check = true;
   std::string log_level = "info";   // daemon_log.hpp's levels

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "loopguard/status.hpp"
@@ -36,8 +37,9 @@ struct daemon_options {
   std::string db = "./loopguard.db";
   boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 7070};
   daemon_config config;
-  token_table tokens;         // empty: no token required
-  std::string metrics_token;  // empty: /metrics is open
+  token_table tokens;                          // empty: no token required
+  std::string metrics_token;                   // empty: /metrics is open
+  std::optional<cluster::membership> cluster;  // none: this daemon owns every swarm
   int threads = 2;
   std::size_t compact_log_bytes = std::size_t{64} << 20;
   bool quick_check = true;

@@ -16,6 +16,8 @@ error_class classify(std::string_view code) {
       code == c::frame_too_large) {
     return error_class::per_event;
   }
+  // not_owner (a cluster's daemon that does not own the swarm) is retry too: the proxy routes
+  // the reconnect to the owner, and nothing sent is lost meanwhile.
   return error_class::retry;  // and every code this client does not know
 }
 

@@ -75,8 +75,9 @@ dir=$(cd "$dir" && pwd)
 "$loopguardd" --cluster "$dir/cluster.json" --print-haproxy-map >"$dir/haproxy.map"
 
 # Routing: the bucket is crc32(url_dec(swarm)) mod B, exactly what the daemons compute; the map
-# names the owner's backend. url_dec turns '+' into a space after a literal '?', which the
-# daemons never do, so a swarm value holding a raw '?' is refused (clients encode it: %3F).
+# names the owner's backend. HAProxy ends a parameter at '&', ';' or '?' and url_dec turns '+'
+# into a space after a raw '?', where the daemons split at '&' only and keep '+': a query holding
+# a raw '?' or ';' is refused (clients percent-encode them; the SDK encodes every reserved byte).
 # No health checks and one server per backend: a down daemon's swarms wait for it (no failover,
 # so a swarm never has two owners). timeout tunnel covers an upgraded WebSocket: above the
 # daemons' idle timeout (120 s), so that theirs, with its reason, fires first.
@@ -94,11 +95,13 @@ defaults
     timeout server 150s
     timeout tunnel 150s
     timeout client-fin 5s
+    # A down daemon: 503 at once (the SDK backs off and retries by itself), no retry here.
+    retries 0
 
 frontend workers
     bind 127.0.0.1:$port
     http-request return status 404 content-type text/plain string "workers connect to /ws?swarm=S; read each daemon's API at its own address" unless { path /ws }
-    http-request return status 400 content-type text/plain string "the swarm in the URL holds a raw '?': percent-encode it (%3F)" if { url_param(swarm) -m sub ? }
+    http-request return status 400 content-type text/plain string "a raw '?' or ';' in the query: percent-encode them (%3F, %3B)" if { query -m sub ? ; }
     http-request set-var(txn.bucket) url_param(swarm),url_dec,crc32,mod($buckets)
     http-request return status 400 content-type text/plain string "no swarm in the URL (/ws?swarm=S), or a malformed one" unless { url_param(swarm) -m found } { var(txn.bucket) -m found }
     use_backend %[var(txn.bucket),map_int($dir/haproxy.map)]
@@ -145,6 +148,5 @@ for ((i = 0; i < daemons; i++)); do
   echo "  d$((i + 1)): http://127.0.0.1:${ports[i]}/ (weight ${weight_list[i]}, pid ${pids[i]})"
 done
 echo "workers connect to ws://127.0.0.1:$port (the swarm goes in the URL: /ws?swarm=S)"
-echo "Ctrl-C stops everything"
-wait -n "${pids[@]}" || true
-echo "cluster.sh: a process exited; stopping the others" >&2
+echo "Ctrl-C stops everything (a daemon killed meanwhile is not restarted: its swarms wait for it)"
+wait

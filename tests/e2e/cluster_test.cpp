@@ -77,6 +77,15 @@ std::string swarms_on(unsigned short port) {
   return joined(out);
 }
 
+// The daemon's loopguard_errors_sent_total (error messages sent to workers).
+std::uint64_t errors_sent(unsigned short port) {
+  std::string body;
+  if (test::http_get(port, "/metrics", body) != 200) return 0;
+  constexpr std::string_view kName = "\nloopguard_errors_sent_total ";
+  const auto at = body.find(kName);
+  return at == std::string::npos ? 0 : std::stoull(body.substr(at + kName.size()));
+}
+
 // Loopback ports nobody listens on now (bound to port 0 together, then released).
 std::vector<unsigned short> free_ports(int n) {
   boost::asio::io_context ioc;
@@ -237,12 +246,41 @@ TEST_SUITE("cluster") {
       CHECK(errors[0]["code"] == "not_owner");
       CHECK(ws.wait_closed(5s) == 1013);
     }
+    {  // the SDK's client takes not_owner as retry: it backs off and tries again, never gives up
+      client_options o = options_for(ports[1 + foreign], swarm_id(0));
+      o.worker = "misrouted";
+      daemon_client misrouted(o);
+      send_events(misrouted, 3);
+      // Refused again and again: the daemon's error count grows by at least three.
+      const std::uint64_t before = errors_sent(ports[1 + foreign]);
+      const auto deadline = std::chrono::steady_clock::now() + 5s;
+      while (errors_sent(ports[1 + foreign]) < before + 3 &&
+             std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(20ms);
+      }
+      CHECK(errors_sent(ports[1 + foreign]) >= before + 3);
+      const auto st = misrouted.stats();
+      CHECK(st.last_error.find("not_owner") != std::string::npos);
+      CHECK_FALSE(st.fatal);
+      CHECK(st.acknowledged == 0);
+    }
     CHECK(swarms_on(ports[1 + foreign]) == joined(owned[foreign]));
+
+    // What the proxy refuses itself: no swarm, a raw '?' or ';' (HAProxy would end the value
+    // there, the daemon would not), a path that is not the workers'.
+    std::string body;
+    CHECK(test::try_upgrade(ports[0], "/ws", body) == 400);
+    CHECK(test::try_upgrade(ports[0], "/ws?swarm=a;b", body) == 400);
+    CHECK(body.find("percent-encode") != std::string::npos);
+    CHECK(test::try_upgrade(ports[0], "/ws?swarm=a?b", body) == 400);
+    CHECK(test::try_upgrade(ports[0], "/api/live?swarm=a", body) == 404);
 
     // SIGKILL d2 while every worker keeps sending: d1's swarms go on without an error or a
     // reconnect, d2's wait (nothing acknowledged, nothing counted on d1).
     daemons[1]->signal(SIGKILL);
     REQUIRE(daemons[1]->wait(5s) == 128 + SIGKILL);
+    const auto d2_swarm = *owned[1].begin();
+    CHECK(test::try_upgrade(ports[0], "/ws?swarm=" + d2_swarm, body) == 503);  // no failover
     for (int round = 0; round < 4; ++round) {
       for (auto& c : clients) send_events(*c, 5);
       std::this_thread::sleep_for(150ms);

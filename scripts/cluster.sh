@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 
 die() { echo "cluster.sh: $*" >&2; exit 2; }
 
-daemons=2 port=7070 daemon_ports= buckets=1024 weights= dir= write_only=0
+daemons=2 port=7070 daemon_ports='' buckets=1024 weights='' dir='' write_only=0
 while (($#)); do
   case $1 in
     --daemons) daemons=${2:?--daemons needs a number}; shift 2 ;;
@@ -36,10 +36,13 @@ while (($#)); do
     *) die "unknown argument \"$1\" (see --help)" ;;
   esac
 done
-[[ $daemons =~ ^[0-9]+$ ]] && ((daemons >= 1 && daemons <= 64)) ||
+if ! [[ $daemons =~ ^[0-9]+$ ]] || ((daemons < 1 || daemons > 64)); then
   die "--daemons: expected 1..64, got \"$daemons\""
-[[ $port =~ ^[0-9]+$ ]] && ((port >= 1 && port <= 65535)) ||
+fi
+if ! [[ $port =~ ^[0-9]+$ ]] || ((port < 1 || port > 65535)); then
   die "--port: expected 1..65535, got \"$port\""
+fi
+if ! [[ $buckets =~ ^[0-9]+$ ]]; then die "--buckets: expected 1..65536, got \"$buckets\""; fi
 
 IFS=, read -r -a ports <<<"$daemon_ports"
 if ((${#ports[@]} == 0)); then

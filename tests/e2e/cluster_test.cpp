@@ -332,6 +332,16 @@ TEST_SUITE("cluster") {
     CHECK(out.find(dir.file("bad.json") +
                    ": servers[0].address: expected a string of at most 256 bytes, got nothing") !=
           std::string::npos);
+    // The same from the environment and from a config file, as every setting.
+    CHECK(test::run_loopguardd(
+              dir.file(""), {"--print-config"}, out, 10s,
+              {{"LOOPGUARD_CLUSTER_FILE", file}, {"LOOPGUARD_CLUSTER_SELF", "d2"}}) == 0);
+    CHECK(out.find("\"cluster_file\": \"" + file + "\"") != std::string::npos);
+    CHECK(out.find("\"cluster_self\": \"d2\"") != std::string::npos);
+    const std::string config = dir.file("lg.json");
+    std::ofstream(config) << R"({"cluster_file": ")" << file << R"(", "cluster_self": "d9"})";
+    CHECK(test::run_loopguardd(dir.file(""), {"--config", config}, out, 10s) == 2);
+    CHECK(out.find("no server is named \"d9\"") != std::string::npos);
     // The map HAProxy routes by: one line per bucket.
     CHECK(test::run_loopguardd(dir.file(""), {"--cluster", file, "--print-haproxy-map"}, out,
                                10s) == 0);

@@ -178,6 +178,26 @@ result<daemon_options> options_of(daemon_config c) {
   return o;
 }
 
+// Says which server of its cluster this daemon is, and warns when the cluster file gives that
+// server another address than the one it listens on (the proxy would send its swarms elsewhere).
+void log_cluster(const cluster::membership& m, const std::string& listen) {
+  const auto& self = m.layout.servers[m.self];
+  std::size_t owned = 0;
+  for (const std::size_t o : cluster::bucket_owners(m.layout)) owned += o == m.self ? 1 : 0;
+  logs::emit(spdlog::level::info, "cluster",
+             "server " + self.name + " of " + std::to_string(m.layout.servers.size()) + ": owns " +
+                 std::to_string(owned) + " of " + std::to_string(m.layout.buckets) +
+                 " buckets; swarms of the others are refused with not_owner",
+             {{"server", self.name}, {"buckets", std::to_string(owned)}});
+  if (self.address != listen) {
+    logs::emit(spdlog::level::warn, "cluster_address",
+               "the cluster file gives " + self.name + " the address " + self.address +
+                   ", but this daemon listens on " + listen +
+                   ": the proxy forwards this server's swarms to the former",
+               {{"server", self.name}, {"address", self.address}, {"listen", listen}});
+  }
+}
+
 // Serves until SIGTERM/SIGINT has drained the daemon; the signals are waited for on a thread
 // of their own, registered before the port is announced.
 void serve_until_signalled(daemon_server& d, const std::string& port_file) {
@@ -250,6 +270,7 @@ int main(int argc, char** argv) {
   logs::setup(*logs::parse_format(config->log_format), *logs::parse_level(config->log_level));
   auto options = options_of(std::move(*config));
   if (!options) return logs::emit(spdlog::level::err, "bad_config", options.error().message()), 2;
+  if (options->cluster) log_cluster(*options->cluster, options->config.listen);
   daemon_server d(std::move(*options));
   if (const auto s = d.open(); !s.ok()) {
     return logs::emit(spdlog::level::err, "open_failed", s.message()), 1;

@@ -198,6 +198,9 @@ TEST_SUITE("cluster") {
           dir.file(""), dir.file("d" + std::to_string(i) + ".db"), daemon_args(i)));
       REQUIRE_MESSAGE(daemons.back()->port() == ports[1 + i], daemons.back()->log());
     }
+    CHECK(daemons[0]->log().find("cluster: server " + ring->servers[0].name + " of 2: owns ") !=
+          std::string::npos);
+    CHECK(daemons[0]->log().find("cluster_address") == std::string::npos);
     haproxy_process proxy(haproxy, dir.file("haproxy.cfg"), dir.file("haproxy.log"));
     REQUIRE(proxy.pid() > 0);
     const auto up_by = std::chrono::steady_clock::now() + 10s;
@@ -342,6 +345,12 @@ TEST_SUITE("cluster") {
     std::ofstream(config) << R"({"cluster_file": ")" << file << R"(", "cluster_self": "d9"})";
     CHECK(test::run_loopguardd(dir.file(""), {"--config", config}, out, 10s) == 2);
     CHECK(out.find("no server is named \"d9\"") != std::string::npos);
+    // A daemon listening elsewhere than its cluster entry says so (and serves).
+    test::daemon_process d1(dir.file(""), dir.file("d1.db"),
+                            {"--cluster", file, "--cluster-self", "d1"});
+    REQUIRE_MESSAGE(d1.port() != 0, d1.log());
+    CHECK(d1.log().find("the cluster file gives d1 the address 127.0.0.1:7071, but this daemon "
+                        "listens on 127.0.0.1:0") != std::string::npos);
     // The map HAProxy routes by: one line per bucket.
     CHECK(test::run_loopguardd(dir.file(""), {"--cluster", file, "--print-haproxy-map"}, out,
                                10s) == 0);

@@ -293,6 +293,7 @@ TEST_SUITE("cluster") {
       if (owner[s] != 0) continue;
       CHECK_MESSAGE(clients[s]->wait_acknowledged(40, 10s), clients[s]->stats().last_error);
       CHECK(clients[s]->stats().connects == 1);
+      CHECK(clients[s]->stats().last_error.empty());
     }
     for (int s = 0; s < kSwarms; ++s) {
       if (owner[s] == 1) CHECK(clients[s]->stats().acknowledged == 20);

@@ -20,6 +20,7 @@
 
 namespace net = boost::asio;
 using namespace loopguard::daemon;
+namespace cluster = loopguard::cluster;
 using loopguard::result;
 using loopguard::status;
 namespace utf8 = loopguard::utf8;
@@ -38,13 +39,13 @@ void write_port_file(const std::string& path, unsigned short port) {
 struct flags {
   std::string config_file, port_file;
   std::optional<std::string> listen, db, token_file, tokens_file, metrics_token_file,
-      protocol_features;
+      protocol_features, cluster_file, cluster_self;
   std::optional<std::string> tls_cert, tls_key;
   std::optional<std::string> log_level, log_format;
   std::optional<std::uint64_t> threads, compact_log_mb;
   std::optional<long> interval_ms, idle_ms;
   std::optional<std::uint64_t> incarnation_idle_s, swarm_idle_s;
-  bool no_quick_check = false, print_config = false;
+  bool no_quick_check = false, print_config = false, print_haproxy_map = false;
 };
 
 void add_flags(CLI::App& app, flags& f) {
@@ -64,6 +65,11 @@ void add_flags(CLI::App& app, flags& f) {
                  "PEM certificate chain: with --tls-key the port serves only TLS (wss://, "
                  "https://)");
   app.add_option("--tls-key", f.tls_key, "PEM private key of --tls-cert");
+  app.add_option("--cluster", f.cluster_file,
+                 "cluster file (docs/scaling.md): refuse swarms the ring gives another daemon");
+  app.add_option("--cluster-self", f.cluster_self, "this daemon's server name in --cluster");
+  app.add_flag("--print-haproxy-map", f.print_haproxy_map,
+               "print --cluster's bucket-to-backend map for HAProxy's map_int, and exit");
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
   app.add_option("--threads", f.threads, "I/O threads (default 2)")->check(CLI::Range(1, 64));
   app.add_option("--checkpoint-interval", f.interval_ms,
@@ -117,6 +123,8 @@ result<daemon_config> config_of(const flags& f) {
   if (f.metrics_token_file) c.metrics_token_file = *f.metrics_token_file;
   if (f.tls_cert) c.tls_cert = *f.tls_cert;
   if (f.tls_key) c.tls_key = *f.tls_key;
+  if (f.cluster_file) c.cluster_file = *f.cluster_file;
+  if (f.cluster_self) c.cluster_self = *f.cluster_self;
   if (f.threads) c.threads = *f.threads;
   if (f.compact_log_mb) c.compact_log_mb = *f.compact_log_mb;
   if (f.no_quick_check) c.quick_check = false;
@@ -142,6 +150,22 @@ result<daemon_config> config_of(const flags& f) {
     c.protocol_features = std::move(*features);
   }
   return c;
+}
+
+// The cluster of cluster_file and cluster_self (both or neither).
+result<std::optional<cluster::membership>> cluster_of(const daemon_config& c) {
+  if (c.cluster_file.empty() && c.cluster_self.empty()) {
+    return std::optional<cluster::membership>();
+  }
+  if (c.cluster_file.empty() || c.cluster_self.empty()) {
+    return status::error(
+        "cluster_file and cluster_self go together (--cluster FILE --cluster-self NAME)");
+  }
+  auto layout = cluster::load_ring(c.cluster_file);
+  if (!layout) return layout.error();
+  auto self = cluster::server_index(*layout, c.cluster_self);
+  if (!self) return self.error().with_context(c.cluster_file + ": cluster_self: ");
+  return std::optional<cluster::membership>(cluster::membership{std::move(*layout), *self});
 }
 
 // The daemon's options from the configuration and the files it names; an error exits 2.
@@ -172,12 +196,35 @@ result<daemon_options> options_of(daemon_config c) {
     if (!tls) return tls.error();
     o.tls = std::move(*tls);
   }
+  auto membership = cluster_of(c);
+  if (!membership) return membership.error();
+  o.cluster = std::move(*membership);
   o.db = c.db;
   o.threads = static_cast<int>(c.threads);
   o.compact_log_bytes = static_cast<std::size_t>(c.compact_log_mb) << 20;
   o.quick_check = c.quick_check;
   o.config = std::move(c);
   return o;
+}
+
+// Says which server of its cluster this daemon is, and warns when the cluster file gives that
+// server another address than the one it listens on (the proxy would send its swarms elsewhere).
+void log_cluster(const cluster::membership& m, const std::string& listen) {
+  const auto& self = m.layout.servers[m.self];
+  std::size_t owned = 0;
+  for (const std::size_t o : cluster::bucket_owners(m.layout)) owned += o == m.self ? 1 : 0;
+  logs::emit(spdlog::level::info, "cluster",
+             "server " + self.name + " of " + std::to_string(m.layout.servers.size()) + ": owns " +
+                 std::to_string(owned) + " of " + std::to_string(m.layout.buckets) +
+                 " buckets; swarms of the others are refused with not_owner",
+             {{"server", self.name}, {"buckets", std::to_string(owned)}});
+  if (self.address != listen) {
+    logs::emit(spdlog::level::warn, "cluster_address",
+               "the cluster file gives " + self.name + " the address " + self.address +
+                   ", but this daemon listens on " + listen +
+                   ": the proxy forwards this server's swarms to the former",
+               {{"server", self.name}, {"address", self.address}, {"listen", listen}});
+  }
 }
 
 // Serves until SIGTERM/SIGINT has drained the daemon; the signals are waited for on a thread
@@ -237,10 +284,24 @@ int main(int argc, char** argv) {
         to_json(*config).dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     return 0;
   }
+  if (f.print_haproxy_map) {
+    if (config->cluster_file.empty()) {
+      std::fprintf(stderr, "loopguardd: --print-haproxy-map needs --cluster FILE\n");
+      return 2;
+    }
+    auto layout = cluster::load_ring(config->cluster_file);
+    if (!layout) {
+      std::fprintf(stderr, "loopguardd: %s\n", utf8::repair(layout.error().message()).c_str());
+      return 2;
+    }
+    std::fputs(cluster::haproxy_map(*layout).c_str(), stdout);
+    return 0;
+  }
   // Logs go to stderr; stdout holds only the port line.
   logs::setup(*logs::parse_format(config->log_format), *logs::parse_level(config->log_level));
   auto options = options_of(std::move(*config));
   if (!options) return logs::emit(spdlog::level::err, "bad_config", options.error().message()), 2;
+  if (options->cluster) log_cluster(*options->cluster, options->config.listen);
   daemon_server d(std::move(*options));
   if (const auto s = d.open(); !s.ok()) {
     return logs::emit(spdlog::level::err, "open_failed", s.message()), 1;

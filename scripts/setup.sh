@@ -14,6 +14,7 @@ packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev l
   python3                       # the Python module's tests (worker-sdk/python)
   chromium chromium-driver      # the dashboard's browser test (tests/e2e/dashboard_browser.py)
   prometheus                    # promtool check metrics (tests/e2e)
+  haproxy                       # the cluster test (tests/e2e/cluster_test.cpp, scripts/cluster.sh)
   systemd dpkg-dev)             # systemd-analyze verify, dpkg-deb (packaging tests)
 
 missing=()

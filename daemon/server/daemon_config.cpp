@@ -100,6 +100,8 @@ void read_process(json_fields::reader& r, daemon_config& c) {
   r.string("token_file", c.token_file, 4096);
   r.string("tokens_file", c.tokens_file, 4096);
   r.string("metrics_token_file", c.metrics_token_file, 4096);
+  r.string("cluster_file", c.cluster_file, 4096);
+  r.string("cluster_self", c.cluster_self, 64);
   r.integer("compact_log_mb", c.compact_log_mb, 1, 65536);
   r.boolean("quick_check", c.quick_check);
   read_log(r.at("log"), c);
@@ -191,6 +193,8 @@ status apply_env(daemon_config& c, env_lookup get) {
       {"LOOPGUARD_METRICS_TOKEN_FILE", "metrics_token_file", false},
       {"LOOPGUARD_TLS_CERT", "tls.cert", false},
       {"LOOPGUARD_TLS_KEY", "tls.key", false},
+      {"LOOPGUARD_CLUSTER_FILE", "cluster_file", false},
+      {"LOOPGUARD_CLUSTER_SELF", "cluster_self", false},
       {"LOOPGUARD_COMPACT_LOG_MB", "compact_log_mb", true},
       {"LOOPGUARD_CHECKPOINT_INTERVAL_MS", "checkpoint_interval_ms", true},
       {"LOOPGUARD_LOG_LEVEL", "log.level", false},
@@ -233,6 +237,8 @@ nlohmann::json to_json(const daemon_config& c) {
           {"token_file", c.token_file},
           {"tokens_file", c.tokens_file},
           {"metrics_token_file", c.metrics_token_file},
+          {"cluster_file", c.cluster_file},
+          {"cluster_self", c.cluster_self},
           {"compact_log_mb", c.compact_log_mb},
           {"quick_check", c.quick_check},
           {"log", {{"level", c.log_level}, {"format", c.log_format}}},

@@ -43,6 +43,10 @@ struct daemon_config {
   std::string metrics_token_file;  // empty: /metrics is open
   // tls.cert / tls.key: PEM files; both set: the port serves only TLS (wss://, https://).
   std::string tls_cert, tls_key;
+  // A cluster (docs/scaling.md): the cluster file and this daemon's server name in it; a swarm
+  // the ring gives another server is refused with not_owner. Both empty: no cluster.
+  std::string cluster_file;
+  std::string cluster_self;
   std::uint64_t compact_log_mb = 64;
   bool quick_check = true;
   std::string log_level = "info";   // daemon_log.hpp's levels

@@ -48,6 +48,7 @@ status daemon_server::open() {
   ctx_->tls = options_.tls;
   ctx_->access.configure(options_.tokens, options_.metrics_token);
   ctx_->features = options_.config.protocol_features;
+  ctx_->cluster = options_.cluster;
   ctx_->on_drained = [this] { ioc_.stop(); };
   checkpointer_ = std::make_unique<checkpointer>(
       service_, *store_, metrics_, options_.config.checkpoint_interval,

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +18,7 @@
 
 #include <boost/asio/ssl/context.hpp>
 
+#include "cluster/cluster_ring.hpp"
 #include "loopguard/protocol.hpp"
 #include "server/access_control.hpp"
 #include "service/daemon_metrics.hpp"
@@ -93,6 +95,9 @@ struct server_context {
   bool has(std::string_view feature) const {
     return std::find(features.begin(), features.end(), feature) != features.end();
   }
+  // The cluster this daemon is one server of (docs/scaling.md): a worker of a swarm the ring
+  // gives another server is refused with not_owner. None: every swarm is this daemon's.
+  std::optional<cluster::membership> cluster;
   std::function<void()> nudge_checkpoint;  // asks for a checkpoint now
   std::atomic<bool> stopping{false};
   // Called (on the closing session's thread) when the last connection has closed while

@@ -67,6 +67,14 @@ void websocket_session::run(beast::http::request<beast::http::string_body> req,
                " connections; retry later"},
           close_code::try_again_later);
     }
+    // A cluster's swarm that the URL names is refused before the hello: the worker reconnects
+    // through the proxy, which routes it to the owner.
+    if (!ec && self->url_swarm_) {
+      if (auto refusal = self->refuse_owner(*self->url_swarm_)) {
+        self->log_refusal(refusal->code, *self->url_swarm_, "");
+        return self->fail_with(*refusal, close_code::try_again_later);
+      }
+    }
     self->on_accept(ec);
   });
 }
@@ -178,6 +186,13 @@ std::optional<protocol::error> websocket_session::refuse_hello(const protocol::h
   return std::nullopt;
 }
 
+std::optional<protocol::error> websocket_session::refuse_owner(std::string_view swarm) const {
+  if (!ctx_->cluster) return std::nullopt;
+  std::string why = ctx_->cluster->refusal(swarm);
+  if (why.empty()) return std::nullopt;
+  return protocol::error{std::string(protocol::codes::not_owner), std::move(why)};
+}
+
 // Whether the hello's token grants its swarm and worker name (docs/operations.md, "Access").
 std::optional<protocol::error> websocket_session::refuse_token(const protocol::hello& m) const {
   using protocol::codes::forbidden;
@@ -204,6 +219,10 @@ void websocket_session::on_hello(protocol::hello&& m) {
   if (auto refusal = refuse_hello(m)) {
     log_refusal(refusal->code, m.swarm, m.worker);
     return fail_with(*refusal, close_code::policy_error);
+  }
+  if (auto refusal = refuse_owner(m.swarm)) {  // a worker whose URL named no swarm
+    log_refusal(refusal->code, m.swarm, m.worker);
+    return fail_with(*refusal, close_code::try_again_later);
   }
   if (const auto& tokens = ctx_->access.tokens(); !tokens.empty()) {
     may_complete_ = tokens.find(m.token)->may_complete();

@@ -53,6 +53,8 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void on_hello(protocol::hello&& m);
   std::optional<protocol::error> refuse_hello(const protocol::hello& m) const;
   std::optional<protocol::error> refuse_token(const protocol::hello& m) const;
+  // not_owner when this daemon is one of a cluster and the ring gives `swarm` another server.
+  std::optional<protocol::error> refuse_owner(std::string_view swarm) const;
   void send_active_verdicts();
   void on_events(protocol::events& m);
   bool for_me(const protocol::verdict& v) const;  // v.to is empty or names this worker

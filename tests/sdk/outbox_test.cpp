@@ -161,6 +161,7 @@ TEST_SUITE("client error policy") {
     CHECK(classify("invalid_utf8") == error_class::fatal);  // the hello's identifiers
     CHECK(classify("shutting_down") == error_class::retry);
     CHECK(classify("too_many_connections") == error_class::retry);
+    CHECK(classify("not_owner") == error_class::retry);  // the proxy routes the retry
     CHECK(classify("something_new") == error_class::retry);
     CHECK(classify("incarnation_expired") == error_class::new_incarnation);
   }

@@ -46,6 +46,9 @@ inline constexpr std::string_view frame_too_large = "frame_too_large";
 inline constexpr std::string_view sequence_gap = "sequence_gap";
 inline constexpr std::string_view bad_gap = "bad_gap";
 inline constexpr std::string_view too_many_connections = "too_many_connections";
+// A cluster's daemon refuses a swarm its ring gives another daemon (docs/scaling.md); the
+// message names the owner. Retry: the proxy routes the swarm to its owner.
+inline constexpr std::string_view not_owner = "not_owner";
 inline constexpr std::string_view send_queue_overflow = "send_queue_overflow";
 inline constexpr std::string_view idle_timeout = "idle_timeout";
 inline constexpr std::string_view shutting_down = "shutting_down";

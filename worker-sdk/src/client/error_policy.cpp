@@ -17,6 +17,8 @@ error_class classify(std::string_view code) {
     return error_class::per_event;
   }
   if (code == c::incarnation_expired) return error_class::new_incarnation;
+  // not_owner (a cluster's daemon that does not own the swarm) is retry too: the proxy routes
+  // the reconnect to the owner, and nothing sent is lost meanwhile.
   return error_class::retry;  // and every code this client does not know
 }
 

@@ -11,7 +11,7 @@
 #     --seconds S      how long the workers send (default 600)
 #     --connections C  concurrent worker connections (default 1000)
 #     --rate E         events/s per connection (default 5)
-#     --lifetime L     mean life of an incarnation in seconds, uniform in L/2..3L/2 (default 30)
+#     --lifetime L     mean life of an incarnation in seconds, uniform in L/2..3L/2 (default 60)
 #     --report R       seconds between report lines (default 10)
 #     --compact-log-mb M  the daemon's compaction threshold (default 4, the daemon's own 64): the
 #                      database, and SQLite's page cache of it, grow until the log is compacted,
@@ -23,7 +23,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=600 connections=1000 rate=5 lifetime=30 report=10 compact=4
+seconds=600 connections=1000 rate=5 lifetime=60 report=10 compact=4
 usage() {
   echo "usage: scripts/soak.sh [--seconds S] [--connections C] [--rate E] [--lifetime L]" \
     "[--report R] [--compact-log-mb M]" >&2

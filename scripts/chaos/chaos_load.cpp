@@ -29,11 +29,11 @@
 #include <thread>
 #include <vector>
 
+#include "../load/sdk_load.hpp"
 #include "loopguard/daemon_client.hpp"
 #include "loopguard/hex.hpp"
 #include "loopguard/protocol.hpp"
 #include "state/shared_economics_state.hpp"
-#include "../load/sdk_load.hpp"
 
 namespace beast = boost::beast;
 namespace net = boost::asio;
@@ -114,7 +114,8 @@ std::string fetch_digest_retrying(unsigned short port, const std::string& swarm)
 std::vector<std::unique_ptr<loopguard::daemon_client>> connect_workers(const options& o) {
   std::vector<std::unique_ptr<loopguard::daemon_client>> clients;
   for (int w = 0; w < o.workers; ++w) {
-    const auto c = loopguard::load::worker_options(o.port, swarm_name(w % o.swarms), worker_name(w));
+    const auto c =
+        loopguard::load::worker_options(o.port, swarm_name(w % o.swarms), worker_name(w));
     clients.push_back(std::make_unique<loopguard::daemon_client>(c));
   }
   return clients;

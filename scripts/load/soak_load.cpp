@@ -48,26 +48,28 @@ struct options {
   int daemon_pid = 0;
   int connections = 1000;
   int swarms = 10;
-  double rate = 5;         // events/s per connection
-  double seconds = 600;    // how long workers send
-  double lifetime = 30;    // mean life of an incarnation, seconds (uniform in 0.5x..1.5x)
-  double report = 10;      // seconds between report lines
-  double warmup = 0;       // 0: the default (see warmup_seconds)
+  double rate = 5;          // events/s per connection
+  double seconds = 600;     // how long workers send
+  double lifetime = 60;     // mean life of an incarnation, seconds (uniform in 0.5x..1.5x)
+  double report = 10;       // seconds between report lines
+  double warmup = 0;        // 0: the default (see warmup_seconds)
   double tolerance = 0.10;  // allowed relative change of memory and descriptors after warm-up
-  double drain = 60;       // longest wait for the last acknowledgements
-  int threads = 1;         // threads running the clients' io_context
+  double drain = 60;        // longest wait for the last acknowledgements
+  int threads = 1;          // threads running the clients' io_context
   std::uint64_t fps = 40;
   std::uint64_t seed = 1;
 };
 
-// The warm-up ends when every connection of the start has been replaced once (1.5 lifetimes:
-// from then on connections open, close and hold state as they will for the rest of the run) and
-// at least two report intervals have passed, but before half the run, so that the check covers
-// at least the second half.
-double warmup_seconds(const options& o) {
-  if (o.warmup > 0) return o.warmup;
-  return std::min(std::max(1.5 * o.lifetime, 2 * o.report), o.seconds / 2);
+// The warm-up ends at the first report line at which (1) every incarnation of the start has been
+// replaced (1.5 lifetimes: from then on connections open, close and hold state as they will for
+// the rest of the run), (2) the swarm window has filled twice over (20 s: soak.sh runs the
+// daemon with a 10 s window, so the calls it holds stop growing) and (3) the daemon has compacted
+// its log at least twice (the database, and SQLite's page cache of it, stop growing: a
+// compaction empties the log and its pages are reused). --warmup S replaces (1) and (2).
+double warmup_floor(const options& o) {
+  return o.warmup > 0 ? o.warmup : std::max({1.5 * o.lifetime, 2 * o.report, 20.0});
 }
+constexpr double kWarmCompactions = 2;
 
 // One worker slot: its current incarnation.
 struct slot {
@@ -144,8 +146,8 @@ class soak {
     const auto start = clock_type::now();
     const auto deadline = start + to_duration(o_.drain);
     for (auto& s : slots_) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - clock_type::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock_type::now());
       if (s.sent > 0 && left.count() > 0) s.client->wait_acknowledged(s.sent, left);
     }
     return seconds_d(clock_type::now() - start).count();
@@ -215,7 +217,7 @@ class soak {
 };
 
 struct sample_point {
-  double t = 0, events_per_s = 0, rss_mib = 0;
+  double t = 0, events_per_s = 0, rss_mib = 0, compactions = 0;
   std::uint64_t incarnations = 0;
   long fds = 0;
   int open = 0;
@@ -240,8 +242,8 @@ long open_fds(int pid) {
   return ec ? -1 : n;
 }
 
-// loopguard_errors_sent_total from /metrics, -1 when it cannot be read.
-double daemon_errors_sent(unsigned short port) {
+// The value of a counter in the daemon's /metrics, -1 when it cannot be read.
+double daemon_metric(unsigned short port, const std::string& name) {
   try {
     net::io_context ioc;
     beast::tcp_stream stream(ioc);
@@ -254,7 +256,7 @@ double daemon_errors_sent(unsigned short port) {
     beast::http::response<beast::http::string_body> res;
     beast::http::read(stream, buffer, res);
     const std::string& body = res.body();
-    const std::string key = "\nloopguard_errors_sent_total ";
+    const std::string key = "\n" + name + " ";
     const auto at = body.find(key);
     return at == std::string::npos ? -1 : std::stod(body.substr(at + key.size()));
   } catch (const std::exception&) {
@@ -272,31 +274,37 @@ int run(options o) {
     std::fprintf(stderr, "soak_load: no port in --port-file %s\n", o.port_file.c_str());
     return 2;
   }
-  const double warmup = warmup_seconds(o);
-  std::printf("soak: %d connections over %d swarms, %.0f s at %g events/s each, incarnations "
-              "living %g..%g s; warm-up until %.0f s\n",
-              o.connections, o.swarms, o.seconds, o.rate, 0.5 * o.lifetime, 1.5 * o.lifetime,
-              warmup);
-  std::printf("%8s %10s %6s %12s %10s %6s\n", "t (s)", "events/s", "open", "incarnations",
-              "RSS (MiB)", "fds");
+  const double warmup = warmup_floor(o);
+  std::printf(
+      "soak: %d connections over %d swarms, %.0f s at %g events/s each, incarnations "
+      "living %g..%g s; warm-up: at least %.0f s and %.0f compactions\n",
+      o.connections, o.swarms, o.seconds, o.rate, 0.5 * o.lifetime, 1.5 * o.lifetime, warmup,
+      kWarmCompactions);
+  std::printf("%8s %10s %6s %12s %10s %6s %11s\n", "t (s)", "events/s", "open", "incarnations",
+              "RSS (MiB)", "fds", "compactions");
   std::vector<sample_point> points;
   soak load(o);
   std::uint64_t last_acked = 0;
   double last_t = 0;
   load.run([&](double t) {
     const auto [acked, open] = load.progress();
-    sample_point p{t, static_cast<double>(acked - last_acked) / (t - last_t), resident_mib(o.daemon_pid),
-                   load.incarnations(), open_fds(o.daemon_pid), open};
+    sample_point p{t,
+                   static_cast<double>(acked - last_acked) / (t - last_t),
+                   resident_mib(o.daemon_pid),
+                   daemon_metric(o.port, "loopguard_compactions_total"),
+                   load.incarnations(),
+                   open_fds(o.daemon_pid),
+                   open};
     last_acked = acked;
     last_t = t;
-    std::printf("%8.0f %10.0f %6d %12llu %10.1f %6ld\n", p.t, p.events_per_s, p.open,
-                static_cast<unsigned long long>(p.incarnations), p.rss_mib, p.fds);
+    std::printf("%8.0f %10.0f %6d %12llu %10.1f %6ld %11.0f\n", p.t, p.events_per_s, p.open,
+                static_cast<unsigned long long>(p.incarnations), p.rss_mib, p.fds, p.compactions);
     std::fflush(stdout);
     points.push_back(p);
   });
   const double drained = load.drain();
   const auto t = load.totals();
-  const double daemon_errors = daemon_errors_sent(o.port);
+  const double daemon_errors = daemon_metric(o.port, "loopguard_errors_sent_total");
   bool ok = t.sent == t.acknowledged && t.errors == 0 && daemon_errors == 0;
   std::printf("events sent          %llu\n", static_cast<unsigned long long>(t.sent));
   std::printf("events acknowledged  %llu\n", static_cast<unsigned long long>(t.acknowledged));
@@ -305,27 +313,30 @@ int run(options o) {
   std::printf("errors               %llu (workers), %.0f (daemon: loopguard_errors_sent_total)\n",
               static_cast<unsigned long long>(t.errors), daemon_errors);
   if (t.errors > 0) std::printf("first error          %s\n", t.first_error.c_str());
-  const auto warm = std::find_if(points.begin(), points.end(),
-                                 [&](const sample_point& p) { return p.t >= warmup - 0.5; });
+  const auto warm = std::find_if(points.begin(), points.end(), [&](const sample_point& p) {
+    return p.t >= warmup - 0.5 && p.compactions >= kWarmCompactions;
+  });
   if (warm == points.end() || warm == points.end() - 1) {
-    std::printf("too few report lines after the warm-up to compare\n");
+    std::printf(
+        "the warm-up did not end before the last report line: nothing to compare (run "
+        "longer, or with a smaller --compact-log-mb)\n");
     ok = false;
   } else {
     const auto& end = points.back();
     const bool rss_ok = within(end.rss_mib, warm->rss_mib, o.tolerance);
-    const bool fds_ok = within(static_cast<double>(end.fds), static_cast<double>(warm->fds),
-                               o.tolerance);
+    const bool fds_ok =
+        within(static_cast<double>(end.fds), static_cast<double>(warm->fds), o.tolerance);
     const double grown_kib = (end.rss_mib - warm->rss_mib) * 1024;
     const auto new_incarnations = end.incarnations - warm->incarnations;
-    std::printf("RSS                  %.1f MiB after warm-up (t=%.0f s), %.1f MiB at the end: "
-                "%+.1f%% (limit %.0f%%)%s\n",
-                warm->rss_mib, warm->t, end.rss_mib,
-                100 * (end.rss_mib - warm->rss_mib) / warm->rss_mib, 100 * o.tolerance,
-                rss_ok ? "" : "  OUT OF BOUNDS");
-    std::printf("                     %+.0f bytes per incarnation started since (%llu)\n",
-                new_incarnations > 0 ? grown_kib * 1024 / static_cast<double>(new_incarnations)
-                                     : 0.0,
-                static_cast<unsigned long long>(new_incarnations));
+    std::printf(
+        "RSS                  %.1f MiB after warm-up (t=%.0f s), %.1f MiB at the end: "
+        "%+.1f%% (limit %.0f%%)%s\n",
+        warm->rss_mib, warm->t, end.rss_mib, 100 * (end.rss_mib - warm->rss_mib) / warm->rss_mib,
+        100 * o.tolerance, rss_ok ? "" : "  OUT OF BOUNDS");
+    std::printf(
+        "                     %+.0f bytes per incarnation started since (%llu)\n",
+        new_incarnations > 0 ? grown_kib * 1024 / static_cast<double>(new_incarnations) : 0.0,
+        static_cast<unsigned long long>(new_incarnations));
     std::printf("descriptors          %ld after warm-up, %ld at the end%s\n", warm->fds, end.fds,
                 fds_ok ? "" : "  OUT OF BOUNDS");
     ok = ok && rss_ok && fds_ok;

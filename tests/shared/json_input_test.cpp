@@ -2,10 +2,10 @@
 // frames and config files that use it.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include "loopguard/json_input.hpp"
 #include "loopguard/protocol.hpp"

@@ -268,6 +268,38 @@ bool within(double end, double warm, double tolerance) {
   return warm > 0 && end >= warm * (1 - tolerance) && end <= warm * (1 + tolerance);
 }
 
+// Prints the end values of memory and descriptors against those after the warm-up (the first
+// report line at or after `warmup` seconds with the compactions it needs); whether both are
+// within `tolerance`.
+bool flat_after_warmup(const std::vector<sample_point>& points, double warmup, double tolerance) {
+  const auto warm = std::find_if(points.begin(), points.end(), [&](const sample_point& p) {
+    return p.t >= warmup - 0.5 && p.compactions >= kWarmCompactions;
+  });
+  if (warm == points.end() || warm == points.end() - 1) {
+    std::printf(
+        "the warm-up did not end before the last report line: nothing to compare (run "
+        "longer, or with a smaller --compact-log-mb)\n");
+    return false;
+  }
+  const auto& end = points.back();
+  const bool rss_ok = within(end.rss_mib, warm->rss_mib, tolerance);
+  const bool fds_ok =
+      within(static_cast<double>(end.fds), static_cast<double>(warm->fds), tolerance);
+  const double grown_kib = (end.rss_mib - warm->rss_mib) * 1024;
+  const auto new_incarnations = end.incarnations - warm->incarnations;
+  std::printf(
+      "RSS                  %.1f MiB after warm-up (t=%.0f s), %.1f MiB at the end: "
+      "%+.1f%% (limit %.0f%%)%s\n",
+      warm->rss_mib, warm->t, end.rss_mib, 100 * (end.rss_mib - warm->rss_mib) / warm->rss_mib,
+      100 * tolerance, rss_ok ? "" : "  OUT OF BOUNDS");
+  std::printf("                     %+.0f bytes per incarnation started since (%llu)\n",
+              new_incarnations > 0 ? grown_kib * 1024 / static_cast<double>(new_incarnations) : 0.0,
+              static_cast<unsigned long long>(new_incarnations));
+  std::printf("descriptors          %ld after warm-up, %ld at the end%s\n", warm->fds, end.fds,
+              fds_ok ? "" : "  OUT OF BOUNDS");
+  return rss_ok && fds_ok;
+}
+
 int run(options o) {
   o.port = loopguard::load::daemon_port(o.port, o.port_file);
   if (o.port == 0) {
@@ -313,34 +345,7 @@ int run(options o) {
   std::printf("errors               %llu (workers), %.0f (daemon: loopguard_errors_sent_total)\n",
               static_cast<unsigned long long>(t.errors), daemon_errors);
   if (t.errors > 0) std::printf("first error          %s\n", t.first_error.c_str());
-  const auto warm = std::find_if(points.begin(), points.end(), [&](const sample_point& p) {
-    return p.t >= warmup - 0.5 && p.compactions >= kWarmCompactions;
-  });
-  if (warm == points.end() || warm == points.end() - 1) {
-    std::printf(
-        "the warm-up did not end before the last report line: nothing to compare (run "
-        "longer, or with a smaller --compact-log-mb)\n");
-    ok = false;
-  } else {
-    const auto& end = points.back();
-    const bool rss_ok = within(end.rss_mib, warm->rss_mib, o.tolerance);
-    const bool fds_ok =
-        within(static_cast<double>(end.fds), static_cast<double>(warm->fds), o.tolerance);
-    const double grown_kib = (end.rss_mib - warm->rss_mib) * 1024;
-    const auto new_incarnations = end.incarnations - warm->incarnations;
-    std::printf(
-        "RSS                  %.1f MiB after warm-up (t=%.0f s), %.1f MiB at the end: "
-        "%+.1f%% (limit %.0f%%)%s\n",
-        warm->rss_mib, warm->t, end.rss_mib, 100 * (end.rss_mib - warm->rss_mib) / warm->rss_mib,
-        100 * o.tolerance, rss_ok ? "" : "  OUT OF BOUNDS");
-    std::printf(
-        "                     %+.0f bytes per incarnation started since (%llu)\n",
-        new_incarnations > 0 ? grown_kib * 1024 / static_cast<double>(new_incarnations) : 0.0,
-        static_cast<unsigned long long>(new_incarnations));
-    std::printf("descriptors          %ld after warm-up, %ld at the end%s\n", warm->fds, end.fds,
-                fds_ok ? "" : "  OUT OF BOUNDS");
-    ok = ok && rss_ok && fds_ok;
-  }
+  ok = flat_after_warmup(points, warmup, o.tolerance) && ok;
   std::printf("%s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }

@@ -52,6 +52,10 @@ void read_limits(json_fields::object x, server_limits& l) {
   if (x.integer("idle_timeout_ms", idle_ms, 100, 86400000)) {
     l.idle_timeout = std::chrono::milliseconds(idle_ms);
   }
+  auto request_ms = static_cast<std::uint64_t>(l.request_timeout.count());
+  if (x.integer("request_timeout_ms", request_ms, 100, 3600000)) {
+    l.request_timeout = std::chrono::milliseconds(request_ms);
+  }
   x.integer("max_frame", l.max_frame, 1024, protocol::kMaxFrameBytes);
   // At least 1,000: one batch (at most 1,024 events) then costs at most about a second's pause.
   x.integer("max_events_per_second", l.max_events_per_second, 1000, 1'000'000'000);
@@ -248,6 +252,7 @@ nlohmann::json to_json(const daemon_config& c) {
            {{"max_connections", c.limits.max_connections},
             {"max_send_queue", c.limits.max_send_queue},
             {"idle_timeout_ms", c.limits.idle_timeout.count()},
+            {"request_timeout_ms", c.limits.request_timeout.count()},
             {"max_frame", c.limits.max_frame},
             {"max_events_per_second", c.limits.max_events_per_second}}},
           {"retention",

@@ -137,7 +137,9 @@ void http_session::do_read() {
   parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(server_limits::kMaxHttpHeaderBytes));
   parser_->body_limit(kMaxRequestBody);
-  stream_.next_layer().expires_after(server_limits::kHttpTimeout);
+  // One deadline for the whole request, not per read: a client sending a byte at a time cannot
+  // hold the connection past it.
+  stream_.next_layer().expires_after(ctx_->limits.request_timeout);
   http::async_read(stream_, buffer_, *parser_,
                    beast::bind_front_handler(&http_session::on_read, shared_from_this()));
 }

@@ -38,7 +38,9 @@ struct server_limits {
   static constexpr std::size_t kMaxSendQueue = 1024;                 // frames queued to one worker
   static constexpr std::chrono::milliseconds kIdleTimeout{120'000};  // no message received
   static constexpr std::chrono::seconds kHandshakeTimeout{10};
-  static constexpr std::chrono::seconds kHttpTimeout{30};
+  // From a request's first byte to its last header and body byte (a slow or never finished
+  // request, slowloris, is dropped then); the upgrade request of a worker included.
+  static constexpr std::chrono::milliseconds kRequestTimeout{30'000};
   // From the error frame to the end of the close handshake; then the socket is torn down.
   static constexpr std::chrono::seconds kCloseTimeout{5};
   static constexpr std::size_t kMaxHttpHeaderBytes = 8192;
@@ -49,6 +51,7 @@ struct server_limits {
   std::size_t max_connections = kMaxConnections;
   std::size_t max_send_queue = kMaxSendQueue;
   std::chrono::milliseconds idle_timeout = kIdleTimeout;
+  std::chrono::milliseconds request_timeout = kRequestTimeout;
   std::size_t max_frame = protocol::kMaxFrameBytes;
   // New events per second one connection may send (resent ones are free), by back-pressure:
   // beyond it the daemon reads that connection more slowly, never closes it. A burst of one

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "../load/sdk_load.hpp"
 #include "loopguard/daemon_client.hpp"
 #include "loopguard/hex.hpp"
 #include "loopguard/protocol.hpp"
@@ -59,20 +60,6 @@ std::string worker_name(int worker) {
   return "w" + std::to_string(worker);
 }
 
-// Event n (1, 2, 3, ...) of every worker.
-loopguard::protocol::event nth_event(std::uint64_t n, std::uint64_t fps) {
-  const std::uint64_t fp = 1 + n % fps;
-  loopguard::protocol::event e;
-  e.seq = n;
-  e.tool = "search";
-  e.summary = "query=q" + std::to_string(fp);
-  e.exact = fp;
-  e.structural = fp + 1000000;
-  e.result = 1000 + fp;
-  e.t = static_cast<double>(fp);
-  return e;
-}
-
 // The digest of `swarm` after its workers sent sent[w] events each (w: every worker of it).
 std::string expected_digest(const options& o, int swarm, const std::vector<std::uint64_t>& sent) {
   loopguard::daemon::shared_economics_state s;
@@ -81,7 +68,7 @@ std::string expected_digest(const options& o, int swarm, const std::vector<std::
   for (int w = swarm; w < o.workers; w += o.swarms) {
     e.worker = worker_name(w);
     for (std::uint64_t n = 1; n <= sent[static_cast<std::size_t>(w)]; ++n) {
-      loopguard::daemon::assign(e, nth_event(n, o.fps));
+      loopguard::daemon::assign(e, loopguard::load::nth_event(n, o.fps));
       s.apply(e);
     }
   }
@@ -127,15 +114,8 @@ std::string fetch_digest_retrying(unsigned short port, const std::string& swarm)
 std::vector<std::unique_ptr<loopguard::daemon_client>> connect_workers(const options& o) {
   std::vector<std::unique_ptr<loopguard::daemon_client>> clients;
   for (int w = 0; w < o.workers; ++w) {
-    loopguard::client_options c;
-    c.url = "ws://127.0.0.1:" + std::to_string(o.port);
-    c.swarm = swarm_name(w % o.swarms);
-    c.worker = worker_name(w);
-    c.backoff_min = 20ms;
-    c.backoff_max = 500ms;
-    if (auto st = loopguard::validate(c); !st.ok()) {
-      throw std::runtime_error("chaos_load: " + st.message());
-    }
+    const auto c =
+        loopguard::load::worker_options(o.port, swarm_name(w % o.swarms), worker_name(w));
     clients.push_back(std::make_unique<loopguard::daemon_client>(c));
   }
   return clients;
@@ -151,7 +131,7 @@ std::vector<std::uint64_t> send_paced(const options& o,
     const std::chrono::duration<double> elapsed = clock_type::now() - start;
     const auto due = std::min(quota, static_cast<std::uint64_t>(elapsed.count() * o.rate));
     for (std::size_t w = 0; w < cs.size(); ++w) {
-      while (sent[w] < due) cs[w]->send(nth_event(++sent[w], o.fps));
+      while (sent[w] < due) cs[w]->send(loopguard::load::nth_event(++sent[w], o.fps));
     }
     if (due == quota) return sent;
     std::this_thread::sleep_for(5ms);
@@ -199,12 +179,10 @@ totals sum_stats(const std::vector<std::unique_ptr<loopguard::daemon_client>>& c
 }
 
 int run(options o) {
+  o.port = loopguard::load::daemon_port(o.port, o.port_file);
   if (o.port == 0) {
-    std::ifstream in(o.port_file);
-    if (!(in >> o.port) || o.port == 0) {
-      std::fprintf(stderr, "chaos_load: no port in --port-file %s\n", o.port_file.c_str());
-      return 2;
-    }
+    std::fprintf(stderr, "chaos_load: no port in --port-file %s\n", o.port_file.c_str());
+    return 2;
   }
   auto clients = connect_workers(o);
   const auto sent = send_paced(o, clients);

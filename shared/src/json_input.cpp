@@ -1,7 +1,10 @@
 #include "loopguard/json_input.hpp"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "loopguard/utf8.hpp"
 
@@ -93,6 +96,90 @@ std::size_t scan_string(std::string_view s, std::size_t i, repairer& r) {
   return i;
 }
 
+// Builds the document as nlohmann's json_sax_dom_parser does (the same lexer and parser, the
+// same work per value), but stops at a key its object already holds. A parse error is thrown
+// with its own type, as nlohmann::json::parse throws it.
+class unique_keys_builder {
+ public:
+  using json = nlohmann::json;
+  explicit unique_keys_builder(json& root) : root_(root) {}
+
+  bool null() { return put(nullptr) != nullptr; }
+  bool boolean(bool v) { return put(v) != nullptr; }
+  bool number_integer(json::number_integer_t v) { return put(v) != nullptr; }
+  bool number_unsigned(json::number_unsigned_t v) { return put(v) != nullptr; }
+  bool number_float(json::number_float_t v, const json::string_t&) { return put(v) != nullptr; }
+  bool string(json::string_t& v) { return put(std::move(v)) != nullptr; }
+  bool binary(json::binary_t&) { return false; }  // JSON text has none
+  bool start_object(std::size_t) {
+    stack_.push_back(put(json::value_t::object));
+    return true;
+  }
+  bool key(json::string_t& k) {
+    auto& object = stack_.back()->get_ref<json::object_t&>();
+    auto [it, inserted] = object.try_emplace(std::move(k));  // k is left alone when present
+    if (!inserted) {
+      duplicate_ = std::move(k);
+      return false;
+    }
+    slot_ = &it->second;
+    return true;
+  }
+  bool end_object() {
+    stack_.pop_back();
+    return true;
+  }
+  bool start_array(std::size_t) {
+    stack_.push_back(put(json::value_t::array));
+    return true;
+  }
+  bool end_array() {
+    stack_.pop_back();
+    return true;
+  }
+  template <class Exception>
+  bool parse_error(std::size_t, const std::string&, const Exception& e) {
+    throw e;  // NOLINT(cert-err09-cpp,cert-err61-cpp): nlohmann's own exception, caught in parse
+  }
+
+  const std::optional<std::string>& duplicate() const { return duplicate_; }
+
+ private:
+  // Places a new value where the parser is: the root, the end of the open array, or the slot of
+  // the key just read.
+  template <class V>
+  json* put(V&& v) {
+    if (stack_.empty()) {
+      root_ = json(std::forward<V>(v));
+      return &root_;
+    }
+    json& top = *stack_.back();
+    if (top.is_array()) {
+      auto& array = top.get_ref<json::array_t&>();
+      array.emplace_back(std::forward<V>(v));
+      return &array.back();
+    }
+    *slot_ = json(std::forward<V>(v));
+    return slot_;
+  }
+
+  json& root_;
+  std::vector<json*> stack_;  // the open arrays and objects
+  json* slot_ = nullptr;      // the value of the key just read
+  std::optional<std::string> duplicate_;
+};
+
+constexpr std::size_t kMaxKeyShown = 64;
+
+status duplicate_key(std::string_view key) {
+  std::string shown = dump(nlohmann::json(std::string(utf8::cut(key, kMaxKeyShown))));
+  if (key.size() > kMaxKeyShown) {
+    shown += " (the first " + std::to_string(utf8::cut(key, kMaxKeyShown).size()) + " of " +
+             std::to_string(key.size()) + " bytes)";
+  }
+  return status::error(kDuplicateKey, "duplicate key " + shown);
+}
+
 }  // namespace
 
 result<repaired_text> repair_text(std::string_view text) {
@@ -132,14 +219,22 @@ result<repaired_text> repair_text(std::string_view text) {
   return out;
 }
 
-result<document> parse(std::string_view text) {
+result<document> parse(std::string_view text, keys duplicates) {
   auto repaired = repair_text(text);
   if (!repaired) return repaired.error();
   document out;
   out.repairs = repaired->repairs;
   const std::string_view input = out.repairs > 0 ? std::string_view(repaired->text) : text;
   try {
-    out.value = nlohmann::json::parse(input);
+    if (duplicates == keys::last_wins) {
+      out.value = nlohmann::json::parse(input);
+    } else {
+      unique_keys_builder builder(out.value);
+      if (!nlohmann::json::sax_parse(input, &builder)) {
+        // Only the builder's key() stops the parse without throwing.
+        return duplicate_key(builder.duplicate().value_or(std::string()));
+      }
+    }
   } catch (const nlohmann::json::out_of_range& e) {
     return status::error("a number is beyond a double's range: " + utf8::repair(e.what()));
   } catch (const nlohmann::json::exception& e) {
@@ -155,7 +250,7 @@ result<document> parse_file(const std::string& path) {
   if (!in) return status::error(name + ": cannot read the config file");
   std::ostringstream whole;
   whole << in.rdbuf();
-  auto doc = parse(std::move(whole).str());
+  auto doc = parse(std::move(whole).str(), keys::unique);
   if (!doc) return doc.error().with_context(name + ": ");
   return doc;
 }

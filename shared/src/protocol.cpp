@@ -378,7 +378,7 @@ std::optional<std::size_t> index_after(std::string_view message, std::string_vie
 }
 
 std::optional<std::uint64_t> json_event_seq(std::string_view text, std::size_t index) {
-  const auto doc = json_input::parse(text);
+  const auto doc = json_input::parse(text, json_input::keys::unique);
   if (!doc) return std::nullopt;
   json_fields::reader r(doc->value, kFrameRules);
   const json* list = r.array("events");
@@ -434,8 +434,13 @@ std::string_view type_name(const message& m) {
 }
 
 result<message> parse(std::string_view text) {
-  const auto doc = json_input::parse(text);
+  // A repeated key is valid JSON, but a frame that says two things is refused: nlohmann keeps
+  // the last, and {"type":"events","type":"hello"} could read differently elsewhere.
+  const auto doc = json_input::parse(text, json_input::keys::unique);
   if (!doc) {
+    if (doc.error().code() == json_input::kDuplicateKey) {
+      return status::error(codes::bad_message, doc.error().message());
+    }
     return status::error(codes::bad_json, "the frame is not valid JSON: " + doc.error().message());
   }
   return parse_object(doc->value);

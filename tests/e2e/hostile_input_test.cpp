@@ -214,4 +214,37 @@ TEST_SUITE("e2e.hostile_input") {
     CHECK(got.starts_with("HTTP/1.1 101"));
     CHECK(got.find("\"welcome\"") != std::string::npos);
   }
+
+  TEST_CASE("a frame with a repeated key is refused with bad_message naming the key" *
+            doctest::timeout(30)) {
+    test::temp_dir dir;
+    daemon_process d(dir.file(""), dir.file("lg.db"));
+    REQUIRE_MESSAGE(d.port() != 0, d.log());
+    SUBCASE("two types in the hello") {
+      ws_client c(d.port());
+      c.send(std::string(R"({"type":"events","type":"hello","version":1,"swarm":"s",)"
+                         R"("worker":"w","incarnation":"i"})"));
+      const auto e = c.next_of("error", 10s);
+      REQUIRE(e);
+      CHECK(e->at("code") == "bad_message");
+      CHECK(e->at("message") == R"(duplicate key "type")");
+      CHECK(c.wait_closed(10s) == 1008);
+    }
+    SUBCASE("an event with two sequence numbers: nothing of the batch is applied") {
+      ws_client c(d.port());
+      REQUIRE(c.hello("s", "w", "i") == 0u);
+      c.send(std::string(R"({"type":"events","events":[{"seq":1,"tool":"t","exact":)"
+                         R"("0000000000000001","structural":"0000000000000002","t":1,"seq":2}]})"));
+      const auto e = c.next_of("error", 10s);
+      REQUIRE(e);
+      CHECK(e->at("code") == "bad_message");
+      CHECK(e->at("message") == R"(duplicate key "seq")");
+      CHECK(c.wait_closed(10s) == 1008);
+      CHECK(c.received("ack").empty());
+      ws_client again(d.port());
+      CHECK(again.hello("s", "w", "i") == 0u);  // nothing was applied
+    }
+    ws_client other(d.port());
+    REQUIRE(other.hello("other", "w", "i") == 0u);
+  }
 }

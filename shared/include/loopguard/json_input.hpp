@@ -8,7 +8,10 @@
 //  - numbers beyond a double's range are refused (nlohmann's number overflow); numbers below its
 //    smallest magnitude read as 0, as strtod rounds them;
 //  - a raw NUL byte is refused anywhere (JSON has none; nlohmann would stop reading at it); a
-//    leading UTF-8 byte order mark is skipped.
+//    leading UTF-8 byte order mark is skipped;
+//  - a key repeated in one object: nlohmann keeps the last one; parse(text, keys::unique)
+//    refuses it (protocol frames, config files), so no reader sees a value other than the one a
+//    check saw.
 // Never throws: nlohmann's exceptions are caught here and become the error text.
 #pragma once
 
@@ -34,12 +37,19 @@ struct document {
   std::size_t repairs = 0;  // invalid sequences and lone surrogates replaced by U+FFFD
 };
 
-// Parses exactly one JSON value; on failure, what was wrong, in valid UTF-8 (nlohmann's message
-// with its line and column, the depth, size or number limit, a NUL byte).
-result<document> parse(std::string_view text);
+// What a key repeated in one object (at any depth) does: `last_wins` keeps the last value, as
+// nlohmann and most JSON readers do; `unique` refuses the text with `duplicate key "K"` (the key
+// as a JSON string, repaired, cut at 64 bytes) and the code kDuplicateKey.
+enum class keys { last_wins, unique };
+inline constexpr std::string_view kDuplicateKey = "duplicate_key";
 
-// Reads the file at `path` whole and parses it (a config file). Every error starts with
-// `path: ` (`PATH: cannot read the config file`, `PATH: not valid JSON: ...`).
+// Parses exactly one JSON value; on failure, what was wrong, in valid UTF-8 (nlohmann's message
+// with its line and column, the depth, size or number limit, a NUL byte, a duplicate key).
+result<document> parse(std::string_view text, keys duplicates = keys::last_wins);
+
+// Reads the file at `path` whole and parses it (a config file), refusing duplicate keys. Every
+// error starts with `path: ` (`PATH: cannot read the config file`, `PATH: not valid JSON: ...`,
+// `PATH: duplicate key "threshold"`).
 result<document> parse_file(const std::string& path);
 
 // The repair rule applied to the string literals of JSON text, and the size, NUL and depth

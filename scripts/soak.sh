@@ -13,6 +13,10 @@
 #     --rate E         events/s per connection (default 5)
 #     --lifetime L     mean life of an incarnation in seconds, uniform in L/2..3L/2 (default 60)
 #     --report R       seconds between report lines (default 10)
+#     --incarnation-idle I  the daemon's retention.incarnation_idle_s (default: L): a worker
+#                      that left is forgotten after I s idle, its id remembered for 3L s more,
+#                      so what the daemon holds stays bounded however many incarnations come
+#                      and go (the report's "held" and "expired" columns); 0 turns it off
 #     --compact-log-mb M  the daemon's compaction threshold (default 4, the daemon's own 64): the
 #                      database, and SQLite's page cache of it, grow until the log is compacted,
 #                      so a run must see compactions before its warm-up ends
@@ -23,10 +27,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=600 connections=1000 rate=5 lifetime=60 report=10 compact=4
+seconds=600 connections=1000 rate=5 lifetime=60 report=10 compact=4 idle=""
 usage() {
   echo "usage: scripts/soak.sh [--seconds S] [--connections C] [--rate E] [--lifetime L]" \
-    "[--report R] [--compact-log-mb M]" >&2
+    "[--report R] [--incarnation-idle I] [--compact-log-mb M]" >&2
   exit 2
 }
 while (($#)); do
@@ -38,6 +42,7 @@ while (($#)); do
   --lifetime) lifetime=$2 ;;
   --report) report=$2 ;;
   --compact-log-mb) compact=$2 ;;
+  --incarnation-idle) idle=$2 ;;
   *) usage ;;
   esac
   shift 2
@@ -96,9 +101,12 @@ fail() {
 # The daemon's connection limit: room for all of them and the replacements whose predecessors are
 # still closing.
 config=${LOOPGUARD_SOAK_CONFIG:-$work/loopguardd.json}
+idle=${idle:-$lifetime}
 [[ -n ${LOOPGUARD_SOAK_CONFIG:-} ]] ||
   echo "{\"limits\": {\"max_connections\": $((connections + 64))}," \
-    "\"swarm\": {\"window_seconds\": 10}}" >"$config"
+    "\"swarm\": {\"window_seconds\": 10}," \
+    "\"retention\": {\"incarnation_idle_s\": $idle, \"expired_kept_s\": $((3 * lifetime))," \
+    "\"sweep_interval_ms\": 1000}}" >"$config"
 env -u LOOPGUARD_CONFIG -u LOOPGUARD_TOKEN_FILE -u LOOPGUARD_METRICS_TOKEN_FILE \
   "$build/loopguardd" --listen 127.0.0.1:0 --db "$work/lg.db" --port-file "$work/port" \
   --config "$config" --compact-log-mb "$compact" >"$work/daemon.log" 2>&1 &

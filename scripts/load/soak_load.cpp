@@ -218,6 +218,7 @@ class soak {
 
 struct sample_point {
   double t = 0, events_per_s = 0, rss_mib = 0, compactions = 0;
+  double held = 0, expired = 0;  // incarnations the daemon holds, expired ones it remembers
   std::uint64_t incarnations = 0;
   long fds = 0;
   int open = 0;
@@ -312,8 +313,8 @@ int run(options o) {
       "living %g..%g s; warm-up: at least %.0f s and %.0f compactions\n",
       o.connections, o.swarms, o.seconds, o.rate, 0.5 * o.lifetime, 1.5 * o.lifetime, warmup,
       kWarmCompactions);
-  std::printf("%8s %10s %6s %12s %10s %6s %11s\n", "t (s)", "events/s", "open", "incarnations",
-              "RSS (MiB)", "fds", "compactions");
+  std::printf("%8s %10s %6s %12s %7s %8s %10s %6s %11s\n", "t (s)", "events/s", "open",
+              "incarnations", "held", "expired", "RSS (MiB)", "fds", "compactions");
   std::vector<sample_point> points;
   soak load(o);
   std::uint64_t last_acked = 0;
@@ -327,10 +328,13 @@ int run(options o) {
                    load.incarnations(),
                    open_fds(o.daemon_pid),
                    open};
+    p.held = daemon_metric(o.port, "loopguard_incarnations");
+    p.expired = daemon_metric(o.port, "loopguard_expired_incarnations");
     last_acked = acked;
     last_t = t;
-    std::printf("%8.0f %10.0f %6d %12llu %10.1f %6ld %11.0f\n", p.t, p.events_per_s, p.open,
-                static_cast<unsigned long long>(p.incarnations), p.rss_mib, p.fds, p.compactions);
+    std::printf("%8.0f %10.0f %6d %12llu %7.0f %8.0f %10.1f %6ld %11.0f\n", p.t, p.events_per_s,
+                p.open, static_cast<unsigned long long>(p.incarnations), p.held, p.expired,
+                p.rss_mib, p.fds, p.compactions);
     std::fflush(stdout);
     points.push_back(p);
   });

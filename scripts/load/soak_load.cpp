@@ -218,10 +218,10 @@ class soak {
 
 struct sample_point {
   double t = 0, events_per_s = 0, rss_mib = 0, compactions = 0;
-  double held = 0, expired = 0;  // incarnations the daemon holds, expired ones it remembers
   std::uint64_t incarnations = 0;
   long fds = 0;
   int open = 0;
+  double held = 0, expired = 0;  // incarnations the daemon holds, expired ones it remembers
 };
 
 // VmRSS of /proc/PID/status in MiB, -1 when unreadable.

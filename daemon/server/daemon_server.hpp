@@ -38,8 +38,8 @@ struct daemon_options {
   std::string db = "./loopguard.db";
   boost::asio::ip::tcp::endpoint endpoint{boost::asio::ip::make_address("127.0.0.1"), 7070};
   daemon_config config;
-  token_table tokens;                          // empty: no token required
-  std::string metrics_token;                   // empty: /metrics is open
+  token_table tokens;         // empty: no token required
+  std::string metrics_token;  // empty: /metrics is open
   // Set: the port serves only TLS (tls::server_context of --tls-cert / --tls-key).
   std::shared_ptr<boost::asio::ssl::context> tls;
   std::optional<cluster::membership> cluster;  // none: this daemon owns every swarm

@@ -279,8 +279,8 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
   } catch (const SQLite::Exception& e) {
     // A full disk is not a damaged file: opening may need space (to recover the WAL, to
     // migrate), and the remedy is space, not a repair.
-    const bool no_space = e.getErrorCode() == SQLITE_FULL ||
-                          (p && sqlite3_system_errno(p->db.getHandle()) == ENOSPC);
+    const bool no_space =
+        e.getErrorCode() == SQLITE_FULL || (p && sqlite3_system_errno(p->db.getHandle()) == ENOSPC);
     if (no_space) {
       return refusal(path, std::string("the disk is full (") + e.what() +
                                "): free space on its file system and start again");

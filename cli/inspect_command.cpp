@@ -80,12 +80,14 @@ outcome<std::string> fetch(const options& o, const http_address& at, const std::
   const std::string status_line = std::to_string(code) + " " + utf8::repair(answer->reason);
   if (code == 200) return std::move(answer->body);
   if (code == 401 || code == 403) {
+    // 403 with a token: a right one that is a worker's, which reads no swarm over HTTP.
+    const std::string check = code == 403 ? "the API takes an admin token, --token is a worker's"
+                                          : "check --token against the daemon's tokens";
     return failure{kExitDaemon, o.token.empty()
                                     ? "the daemon at " + where + " wants a token (" + status_line +
                                           "): give it with --token"
                                     : "the daemon at " + where + " refused the token (" +
-                                          status_line +
-                                          "): check --token against the daemon's --token-file"};
+                                          status_line + "): " + check};
   }
   if (code == 404 && o.swarm_given && target != "/api/swarms") {
     return failure{kExitNoSwarm, "no swarm " + json_quoted(o.swarm) + " on " + where};

@@ -156,6 +156,17 @@ TEST_SUITE("e2e") {
     std::string body;
     CHECK(test::try_upgrade(p, "/api/live", {{"Authorization", std::string("Bearer ") + kRuns}},
                             body) == 403);
+    // loopguard inspect says which kind of token it needs.
+    const std::string url = "http://127.0.0.1:" + std::to_string(p);
+    const auto as_worker =
+        test::run_loopguard(dir.file(""), {"inspect", "--daemon", url, "--token", kNightly});
+    CHECK(as_worker.exit == 3);
+    CHECK(as_worker.err.find("(403 Forbidden): the API takes an admin token, --token is a "
+                             "worker's") != std::string::npos);
+    const auto as_admin =
+        test::run_loopguard(dir.file(""), {"inspect", "--daemon", url, "--token", kAdmin});
+    CHECK_MESSAGE(as_admin.exit == 0, as_admin.err);
+    CHECK(as_admin.out.find("nightly-1") != std::string::npos);
   }
 
   TEST_CASE("access: a tokens file others may read, or with a bad line, stops the start" *

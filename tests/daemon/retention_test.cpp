@@ -409,7 +409,10 @@ TEST_SUITE("retention") {
   TEST_CASE("a truncated swarm expiry in a log record refuses the restore") {
     std::string record(1, char(event_log_writer::kFormat));
     record += char(4);  // expire, then a swarm name cut short
-    record += std::string("\x05\x00ab", 4);
+    record += std::string(
+        "\x05\x00"
+        "ab",
+        4);  // two literals: \x00ab would be one escape
     shared_economics_state state;
     const status s = replay_log_record(record, state);
     CHECK(s.message() == "a log record has a truncated swarm expiry");

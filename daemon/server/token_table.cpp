@@ -61,8 +61,16 @@ status read_grants(const std::vector<std::string_view>& words, token_grant& g) {
       if (auto s = check_identifier(key, value); !s.ok()) return s;
       g.name = value;
     } else {
-      return status::error("unknown grant \"" + utf8::repair(w) +
-                           "\" (known: swarm=PATTERN, worker=NAME, complete, admin, name=LABEL)");
+      // Only a short lowercase key is shown: the word could be a second token on the line.
+      const bool plain_key = eq != std::string_view::npos && !key.empty() && key.size() <= 12 &&
+                             std::all_of(key.begin(), key.end(),
+                                         [](char c) { return (c >= 'a' && c <= 'z') || c == '_'; });
+      const std::string what = plain_key ? "unknown grant \"" + std::string(key) + "=...\""
+                                         : "word " + std::to_string(i + 1) +
+                                               " is not a grant (it is not shown: it could be "
+                                               "a token)";
+      return status::error(what +
+                           " (known: swarm=PATTERN, worker=NAME, complete, admin, name=LABEL)");
     }
   }
   if (!g.admin && g.swarms.empty()) {

@@ -10,7 +10,8 @@
 //   5b7a1e...  swarm=nightly-*  complete
 //   77d14a...  swarm=refactor-auth  worker=w1  worker=w2
 //
-// A pattern is a swarm id in which `*` stands for any run of characters (`nightly-*`, `*`).
+// A pattern is a swarm id in which `*` stands for any run of characters (`nightly-*`, `*`). A
+// line whose first word starts with `#` is a comment, so no token starts with `#`.
 // Tokens are looked up in constant time and never appear in an error or a log line: a grant is
 // named by its `name=` or, without one, by its line (`tokens:3`).
 #pragma once

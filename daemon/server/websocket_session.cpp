@@ -290,7 +290,8 @@ void websocket_session::on_events(protocol::events& m) {
   ++ctx_->metrics.batches;
   if (m.items.empty()) {
     // A heartbeat: answered with what is acknowledged so far, so every message gets an answer
-    // and the worker hears that the daemon is alive.
+    // and the worker hears that the daemon is alive. The worker is active (retention).
+    ctx_->service.touch(*id_);
     return queue(frame_of(protocol::ack{acked_}));
   }
   ingest_result r = ctx_->service.ingest(*id_, m.items);

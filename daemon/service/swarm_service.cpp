@@ -230,6 +230,12 @@ status swarm_service::attach(const worker_identity& id) {
   return {};
 }
 
+void swarm_service::touch(const worker_identity& id) {
+  const double now = clock_();
+  std::lock_guard lock(mu_);
+  idle_.touch(id, now);
+}
+
 void swarm_service::detach(const worker_identity& id) {
   const double now = clock_();
   std::lock_guard lock(mu_);

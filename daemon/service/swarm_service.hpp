@@ -80,6 +80,10 @@ class swarm_service {
   // connected (never expired) until detach().
   status attach(const worker_identity& id);
   void detach(const worker_identity& id);
+  // A connected incarnation said something that is neither events nor a gap (a heartbeat, a
+  // detection report): it is active, and its last activity is written as for events, so that
+  // a restart after a crash does not take a silent but connected worker for an idle one.
+  void touch(const worker_identity& id);
   // Expires every incarnation and swarm idle for its limit by the wall clock: an incarnation's
   // sequence row is dropped and its id remembered (refused at its next hello); a swarm becomes
   // a tombstone (shared_economics_state::expire). Written by the next checkpoint.

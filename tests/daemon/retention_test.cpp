@@ -286,6 +286,30 @@ TEST_SUITE("retention") {
     }
   }
 
+  TEST_CASE("a silent worker's heartbeats keep it active across a crash and restart") {
+    for (const bool heartbeats : {true, false}) {
+      CAPTURE(heartbeats);
+      clocked_service c;
+      auto store = open_ok();
+      const worker_identity quiet{"s", "w0", "a"};
+      REQUIRE(c.svc.attach(quiet).ok());
+      REQUIRE(c.svc.ingest(quiet, events(1, 3, 0)).error.ok());
+      REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint()).ok());
+      for (int i = 0; i < 60; ++i) {  // an hour connected, heartbeats only
+        c.now += 60;
+        if (heartbeats) c.svc.touch(quiet);
+        REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint()).ok());
+      }
+      // kill -9: the connection's detach is never written. The restart sweeps at once.
+      clocked_service back;
+      back.now = c.now + 5;
+      REQUIRE(back.svc.restore_from(*store).has_value());
+      const auto swept = back.svc.sweep(limits(600, 600));
+      CHECK(swept.incarnations == (heartbeats ? 0u : 1u));
+      CHECK(swept.swarms == (heartbeats ? 0u : 1u));
+    }
+  }
+
   TEST_CASE("fault injection: a retention checkpoint failing at any step changes nothing") {
     std::size_t n = 1;
     for (;; ++n) {

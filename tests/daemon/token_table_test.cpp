@@ -80,8 +80,13 @@ TEST_SUITE("token table") {
     CHECK(parse_error("\nlong-enough-token-000\n") ==
           "tokens:2: the token grants nothing: give swarm=PATTERN or admin");
     CHECK(parse_error("long-enough-token-000 swarm=a wroker=b\n") ==
-          "tokens:1: unknown grant \"wroker=b\" (known: swarm=PATTERN, worker=NAME, complete, "
+          "tokens:1: unknown grant \"wroker=...\" (known: swarm=PATTERN, worker=NAME, complete, "
           "admin, name=LABEL)");
+    // A second token on the line is never shown.
+    const auto second = parse_error("long-enough-token-000 swarm=a another-secret-token-1\n");
+    CHECK(second ==
+          "tokens:1: word 3 is not a grant (it is not shown: it could be a token) (known: "
+          "swarm=PATTERN, worker=NAME, complete, admin, name=LABEL)");
     CHECK(parse_error("long-enough-token-000 swarm=\n") == "tokens:1: swarm= needs a value");
     CHECK(parse_error("long-enough-token-000 swarm=" + std::string(129, 'x') + "\n") ==
           "tokens:1: swarm= is longer than 128 bytes");

@@ -2,12 +2,15 @@
 // out at the front, both O(1) amortised (erasing from the front of a vector was O(window) per
 // call once the window is full). The calls stay in one vector: the front is an offset into it,
 // and the departed prefix is dropped once it is as long as what remains, so a window never
-// holds more than twice its calls, and a window of one call compacts at every departure.
+// holds more than twice its calls, and a window of one call compacts at every departure. One
+// call is held inline: most fingerprints are called once or twice in a window.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
+
+#include <boost/container/small_vector.hpp>
 
 namespace loopguard::daemon {
 
@@ -22,9 +25,10 @@ struct window_call {
 class call_window {
  public:
   using value_type = window_call;
-  using iterator = std::vector<window_call>::iterator;
-  using const_iterator = std::vector<window_call>::const_iterator;
-  using const_reverse_iterator = std::vector<window_call>::const_reverse_iterator;
+  using storage = boost::container::small_vector<window_call, 1>;
+  using iterator = storage::iterator;
+  using const_iterator = storage::const_iterator;
+  using const_reverse_iterator = storage::const_reverse_iterator;
 
   std::size_t size() const { return calls_.size() - head_; }
   bool empty() const { return size() == 0; }
@@ -58,7 +62,7 @@ class call_window {
     head_ = 0;
   }
 
-  std::vector<window_call> calls_;
+  storage calls_;
   std::uint32_t head_ = 0;  // calls_[0, head_) have left
 };
 

@@ -78,6 +78,14 @@ inline std::uint32_t shared_economics_state::worker_id(swarm& s, const std::stri
   return it->second;
 }
 
+void shared_economics_state::prefetch(std::string_view swarm, std::uint64_t exact,
+                                      std::uint64_t structural) const {
+  const auto it = swarms_.find(swarm);
+  if (it == swarms_.end()) return;
+  it->second.fingerprints.prefetch({fingerprint_kind::exact, exact});
+  it->second.fingerprints.prefetch({fingerprint_kind::structural, structural});
+}
+
 std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& raw) {
   ++events_;
   if (raw.charge) {
@@ -251,8 +259,9 @@ std::optional<protocol::verdict> shared_economics_state::touch(
   }
   push_call(f, {e.t, worker, counted});
   while (st.window.size() > rules_.max_window_calls) pop_call(f);
-  s.changed.insert(key);
-  s.erased.erase(key);
+  mark_changed(s, key, f);
+  // Only an entry created just now can have been erased since the last take_changes().
+  if (inserted && !s.erased.empty()) s.erased.erase(key);
   if (key.kind == fingerprint_kind::exact) ++s.exact_calls;
   // Most calls are far from the top: one comparison, no call.
   if (f.in_top || s.top.size() < kTopKept || st.counted >= s.top.back().counted) rank(s, key, f);
@@ -293,7 +302,7 @@ void shared_economics_state::charge(swarm& s, const swarm_event& e) {
                                    [&](const window_call& c) { return c.worker == w->second; });
     if (last == window.rend() || !last->counted) continue;
     waste(s, key, it->second.stats, e.spent);
-    s.changed.insert(key);
+    mark_changed(s, key, it->second);
   }
 }
 
@@ -434,7 +443,6 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
     }
     lost_top |= forget(s, victim->first, victim->second);
     s.fingerprints.erase(victim);
-    s.changed.erase(coldest[i].second);
     s.erased.insert(coldest[i].second);
   }
   if (lost_top) rebuild_top(s);
@@ -456,7 +464,7 @@ protocol::verdict shared_economics_state::lift(const std::string& name, swarm& s
                                                const fingerprint_key& key, entry& f) {
   fingerprint_stats& st = f.stats;
   s.declared.erase(key);
-  s.changed.insert(key);
+  mark_changed(s, key, f);
   st.level = severity::none;
   st.level_t = s.latest_t;
   st.level_calls = f.window_counted;
@@ -507,7 +515,7 @@ void shared_economics_state::sweep(const std::string& name, swarm& s,
     if (f.stats.level == severity::none) continue;  // lifted meanwhile
     const std::size_t before = f.stats.window.size();
     expire(f, s.latest_t);
-    if (f.stats.window.size() != before) s.changed.insert(x.key);
+    if (f.stats.window.size() != before) mark_changed(s, x.key, f);
     if (still_meets(f)) {
       schedule(s, x.key, f);
     } else {

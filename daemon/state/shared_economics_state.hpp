@@ -24,6 +24,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
+#include "state/fingerprint_table.hpp"
 #include "state/handoff_cycles.hpp"
 #include "state/state_rows.hpp"
 #include "state/swarm_rules.hpp"
@@ -111,6 +112,10 @@ class shared_economics_state {
   // the call declared, each level of each fingerprint once per declaration (when both
   // fingerprints of the call reach the same level at once, only the exact one is returned).
   std::vector<protocol::verdict> apply(const swarm_event& e);
+  // A hint before apply() of an event with these fingerprints: fetches their entries into the
+  // CPU's cache while the event before is applied (a batch's events touch entries scattered
+  // over the whole state). Changes nothing.
+  void prefetch(std::string_view swarm, std::uint64_t exact, std::uint64_t structural) const;
 
   // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
   bool complete(std::string_view swarm);
@@ -173,9 +178,10 @@ class shared_economics_state {
   // Derived from stats.window; rebuilt on restore.
   struct entry {
     fingerprint_stats stats;
-    std::vector<worker_tally> tallies;
+    boost::container::small_vector<worker_tally, 1> tallies;
     std::uint32_t window_counted = 0;
-    bool in_top = false;  // one of the swarm's `top` slots
+    bool in_top = false;   // one of the swarm's `top` slots
+    bool changed = false;  // listed in the swarm's `changed` (mark_changed())
     // `t` of its entry in the swarm's expiries; NaN: none.
     double queued_t = std::numeric_limits<double>::quiet_NaN();
     bool queued() const { return !std::isnan(queued_t); }
@@ -206,7 +212,7 @@ class shared_economics_state {
     severity cycle_level = severity::none;
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
-    std::unordered_map<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
+    fingerprint_table<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
     // The read views, kept as events arrive so no view walks the fingerprints.
     std::uint64_t exact_calls = 0;  // calls of the exact fingerprints held
     std::unordered_set<fingerprint_key, fingerprint_key_hash> declared;  // level != none
@@ -217,7 +223,10 @@ class shared_economics_state {
     // Change tracking for take_changes().
     bool dirty = false;
     std::uint32_t workers_persisted = 0;
-    std::unordered_set<fingerprint_key, fingerprint_key_hash> changed;
+    // Fingerprints changed since the last take_changes(): each listed once while its entry's
+    // `changed` is set; an entry erased (and perhaps created again) since may leave a stale or
+    // a second listing, which take_changes() skips. No hashing per event.
+    std::vector<fingerprint_key> changed;
     std::unordered_set<fingerprint_key, fingerprint_key_hash> erased;
   };
 
@@ -254,6 +263,11 @@ class shared_economics_state {
                                          std::uint32_t worker,
                                          std::vector<protocol::verdict>& lifted);
   void expire(entry& f, double now) const;
+  static void mark_changed(swarm& s, const fingerprint_key& key, entry& f) {
+    if (f.changed) return;
+    f.changed = true;
+    s.changed.push_back(key);
+  }
   // The read views: rank() after a fingerprint's counts grew, account() for a restored row,
   // forget() before an entry is erased (true when it held a top slot), rebuild_top() after.
   static void rank(swarm& s, const fingerprint_key& key, entry& f);

@@ -301,7 +301,10 @@ state_changes shared_economics_state::take_changes() {
     }
     s.workers_persisted = static_cast<std::uint32_t>(s.worker_names.size());
     for (const auto& key : s.changed) {
-      out.fingerprints.push_back({name, key, s.fingerprints.at(key).stats});
+      const auto it = s.fingerprints.find(key);
+      if (it == s.fingerprints.end() || !it->second.changed) continue;  // erased, or listed twice
+      it->second.changed = false;
+      out.fingerprints.push_back({name, key, it->second.stats});
     }
     for (const auto& key : s.erased) out.erased.push_back({name, key});
     s.changed.clear();
@@ -378,9 +381,7 @@ void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& 
       std::size_t n = i;
       while (n < rows.size() && rows[n].swarm == r.swarm) ++n;
       const std::size_t need = s->fingerprints.size() + (n - i);
-      const auto fits = static_cast<double>(s->fingerprints.bucket_count()) *
-                        static_cast<double>(s->fingerprints.max_load_factor());
-      if (static_cast<double>(need) > fits) {
+      if (need > s->fingerprints.capacity()) {
         s->fingerprints.reserve(std::max(need, 2 * s->fingerprints.size()));
       }
     }

@@ -78,12 +78,14 @@ inline std::uint32_t shared_economics_state::worker_id(swarm& s, const std::stri
   return it->second;
 }
 
-void shared_economics_state::prefetch(std::string_view swarm, std::uint64_t exact,
-                                      std::uint64_t structural) const {
+void shared_economics_state::prefetch(std::string_view swarm,
+                                      std::span<const protocol::event> batch) const {
   const auto it = swarms_.find(swarm);
   if (it == swarms_.end()) return;
-  it->second.fingerprints.prefetch({fingerprint_kind::exact, exact});
-  it->second.fingerprints.prefetch({fingerprint_kind::structural, structural});
+  for (const protocol::event& ev : batch) {
+    it->second.fingerprints.prefetch({fingerprint_kind::exact, ev.exact});
+    it->second.fingerprints.prefetch({fingerprint_kind::structural, ev.structural});
+  }
 }
 
 std::vector<protocol::verdict> shared_economics_state::apply(const swarm_event& raw) {

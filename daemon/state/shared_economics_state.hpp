@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -112,10 +113,11 @@ class shared_economics_state {
   // the call declared, each level of each fingerprint once per declaration (when both
   // fingerprints of the call reach the same level at once, only the exact one is returned).
   std::vector<protocol::verdict> apply(const swarm_event& e);
-  // A hint before apply() of an event with these fingerprints: fetches their entries into the
-  // CPU's cache while the event before is applied (a batch's events touch entries scattered
-  // over the whole state). Changes nothing.
-  void prefetch(std::string_view swarm, std::uint64_t exact, std::uint64_t structural) const;
+  // A hint before a batch of one swarm's events is applied: fetches the entries of their
+  // fingerprints into the CPU's cache, all lookups at once (they are independent, so their
+  // trips to memory overlap; a batch's events touch entries scattered over the whole state).
+  // Changes nothing.
+  void prefetch(std::string_view swarm, std::span<const protocol::event> batch) const;
 
   // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
   bool complete(std::string_view swarm);

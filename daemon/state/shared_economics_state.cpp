@@ -339,9 +339,14 @@ void shared_economics_state::push_call(entry& f, const window_call& c) const {
 }
 
 void shared_economics_state::tally(entry& f, const window_call& c) {
-  auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
-                        [&](const worker_tally& x) { return x.worker == c.worker; });
-  if (t == f.tallies.end()) t = f.tallies.insert(f.tallies.end(), worker_tally{c.worker, 0, 0});
+  worker_tally* t = nullptr;
+  for (auto& x : f.tallies) {
+    if (x.worker == c.worker) {
+      t = &x;
+      break;
+    }
+  }
+  if (!t) t = &f.tallies.emplace_back(worker_tally{c.worker, 0, 0});
   ++t->all;
   if (c.counted) {
     ++t->counted;

@@ -96,12 +96,14 @@ class fingerprint_table {
     for (std::size_t off = 0; off < sizeof(value_type); off += 64) __builtin_prefetch(p + off);
   }
 
-  // The entry of `k`, value-initialized when new; true when it was created.
-  std::pair<iterator, bool> try_emplace(const Key& k) {
+  // The entry of `k`, made from `args` (value-initialized without) when new; true when it was
+  // created.
+  template <class... Args>
+  std::pair<iterator, bool> try_emplace(const Key& k, Args&&... args) {
     const auto [it, inserted] = index_.try_emplace(k, 0u);
     if (!inserted) return {{this, it}, false};
     try {
-      it->second = construct(k);
+      it->second = construct(k, std::forward<Args>(args)...);
     } catch (...) {
       index_.erase(it);
       throw;
@@ -147,21 +149,21 @@ class fingerprint_table {
         reinterpret_cast<const value_type*>(&chunks_[i >> kChunkBits][i & (kChunk - 1)]));
   }
 
-  std::uint32_t construct(const Key& k) {
-    std::uint32_t i;
-    if (!free_.empty()) {
-      i = free_.back();
-      new (&chunks_[i >> kChunkBits][i & (kChunk - 1)])
-          value_type(std::piecewise_construct, std::forward_as_tuple(k), std::forward_as_tuple());
-      free_.pop_back();
-      return i;
-    }
-    i = used_;
-    if ((i >> kChunkBits) == chunks_.size())
+  template <class... Args>
+  std::uint32_t construct(const Key& k, Args&&... args) {
+    const bool reuse = !free_.empty();
+    const std::uint32_t i = reuse ? free_.back() : used_;
+    if (!reuse && (i >> kChunkBits) == chunks_.size()) {
       chunks_.push_back(std::make_unique_for_overwrite<raw[]>(kChunk));
+    }
     new (&chunks_[i >> kChunkBits][i & (kChunk - 1)])
-        value_type(std::piecewise_construct, std::forward_as_tuple(k), std::forward_as_tuple());
-    ++used_;
+        value_type(std::piecewise_construct, std::forward_as_tuple(k),
+                   std::forward_as_tuple(std::forward<Args>(args)...));
+    if (reuse) {
+      free_.pop_back();
+    } else {
+      ++used_;
+    }
     return i;
   }
 

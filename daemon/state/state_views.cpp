@@ -385,8 +385,9 @@ void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& 
         s->fingerprints.reserve(std::max(need, 2 * s->fingerprints.size()));
       }
     }
-    entry& f = s->fingerprints[r.key];
-    f.stats = std::move(r.stats);
+    auto [it, inserted] = s->fingerprints.try_emplace(r.key, std::move(r.stats));
+    entry& f = it->second;
+    if (!inserted) f.stats = std::move(r.stats);  // a row given twice: the later one wins
     rebuild_tallies(f);
     account(*s, r.key, f);
   }

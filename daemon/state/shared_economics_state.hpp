@@ -21,6 +21,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "loopguard/protocol.hpp"
@@ -179,6 +180,8 @@ class shared_economics_state {
   };
   // Derived from stats.window; rebuilt on restore.
   struct entry {
+    entry() = default;
+    explicit entry(fingerprint_stats&& s) : stats(std::move(s)) {}
     fingerprint_stats stats;
     boost::container::small_vector<worker_tally, 1> tallies;
     std::uint32_t window_counted = 0;

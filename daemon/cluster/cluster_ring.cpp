@@ -188,12 +188,13 @@ result<std::size_t> server_index(const ring& r, std::string_view self) {
                        ")");
 }
 
-std::string membership::refusal(std::string_view swarm) const {
+std::string membership::refusal(std::string_view swarm, bool with_address) const {
   const std::size_t owner = owner_of(layout, swarm);
   if (owner == self) return {};
   const server& o = layout.servers[owner];
-  return "swarm \"" + std::string(swarm) + "\" belongs to " + o.name + " (" + o.address +
-         "), not to " + layout.servers[self].name + ": connect through the cluster's proxy";
+  return "swarm \"" + std::string(swarm) + "\" belongs to " + o.name +
+         (with_address ? " (" + o.address + ")" : std::string()) + ", not to " +
+         layout.servers[self].name + ": connect through the cluster's proxy";
 }
 
 }  // namespace loopguard::cluster

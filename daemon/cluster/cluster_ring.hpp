@@ -67,7 +67,9 @@ struct membership {
   std::size_t self = 0;
   // Empty when this daemon owns `swarm`, else why not, naming the owner
   // (`swarm "s" belongs to d2 (127.0.0.1:7072), not to d1: connect through the proxy`).
-  std::string refusal(std::string_view swarm) const;
+  // `with_address`: also the owner's address (only where every client may know it: the refusal
+  // comes before any token is checked).
+  std::string refusal(std::string_view swarm, bool with_address) const;
 };
 
 }  // namespace loopguard::cluster

@@ -188,7 +188,8 @@ std::optional<protocol::error> websocket_session::refuse_hello(const protocol::h
 
 std::optional<protocol::error> websocket_session::refuse_owner(std::string_view swarm) const {
   if (!ctx_->cluster) return std::nullopt;
-  std::string why = ctx_->cluster->refusal(swarm);
+  // With tokens, a client is refused before its token is checked: it learns no address.
+  std::string why = ctx_->cluster->refusal(swarm, ctx_->access.tokens().empty());
   if (why.empty()) return std::nullopt;
   return protocol::error{std::string(protocol::codes::not_owner), std::move(why)};
 }

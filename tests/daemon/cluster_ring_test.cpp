@@ -115,12 +115,16 @@ TEST_SUITE("cluster ring") {
   TEST_CASE("membership: empty for an owned swarm, else the owner's name and address") {
     const ring r = ring_of({{"d1", 1}, {"d2", 1}});
     const std::size_t owner = owner_of(r, "refactor-auth");
-    CHECK(membership{r, owner}.refusal("refactor-auth").empty());
+    CHECK(membership{r, owner}.refusal("refactor-auth", true).empty());
     const std::size_t other = 1 - owner;
-    CHECK(membership{r, other}.refusal("refactor-auth") ==
+    CHECK(membership{r, other}.refusal("refactor-auth", true) ==
           "swarm \"refactor-auth\" belongs to " + r.servers[owner].name + " (" +
               r.servers[owner].address + "), not to " + r.servers[other].name +
               ": connect through the cluster's proxy");
+    // Where tokens are required the refusal comes before the token's check: no address.
+    CHECK(membership{r, other}.refusal("refactor-auth", false) ==
+          "swarm \"refactor-auth\" belongs to " + r.servers[owner].name + ", not to " +
+              r.servers[other].name + ": connect through the cluster's proxy");
   }
 
   TEST_CASE("the cluster file: buckets, servers with name, address and weight") {

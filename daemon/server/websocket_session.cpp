@@ -367,6 +367,7 @@ void websocket_session::on_complete(const protocol::swarm_complete& m) {
 void websocket_session::on_detection(protocol::detection&& m) {
   ++ctx_->metrics.detections_reported;
   ctx_->detections.add(id_->swarm, id_->worker, std::move(m));
+  ctx_->service.touch(*id_);  // activity, as a heartbeat is (retention)
 }
 
 void websocket_session::on_durable(std::uint64_t epoch) {

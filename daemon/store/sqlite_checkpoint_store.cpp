@@ -285,6 +285,10 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
       return refusal(path, std::string("the disk is full (") + e.what() +
                                "): free space on its file system and start again");
     }
+    if (e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED) {
+      return refusal(path, std::string("another process holds it (") + e.what() +
+                               "): a running loopguardd locks its database; stop it first");
+    }
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
   } catch (const std::exception& e) {
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");

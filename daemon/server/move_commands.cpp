@@ -36,15 +36,21 @@ swarm_service offline_service(const daemon_config& c) {
   return swarm_service(c.rules, state_options_of(c), offline_clock);
 }
 
+// The database, locked for this process alone (a daemon that has it open refuses it, even idle).
+result<std::unique_ptr<sqlite_checkpoint_store>> open_locked(const daemon_config& c) {
+  auto store = sqlite_checkpoint_store::open(c.db, {c.quick_check});
+  if (!store) return store.error();
+  if (auto s = (*store)->lock_exclusive(); !s.ok()) return s;
+  return std::move(*store);
+}
+
 // The database a command reads: it must exist (opening would create an empty one).
 result<std::unique_ptr<sqlite_checkpoint_store>> open_existing(const daemon_config& c) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(c.db, ec)) {
     return status::error(c.db + ": no such database file (--db)");
   }
-  auto store = sqlite_checkpoint_store::open(c.db, {c.quick_check});
-  if (!store) return store.error();
-  return std::move(*store);
+  return open_locked(c);
 }
 
 std::string describe(const swarm_export& e) {
@@ -74,7 +80,7 @@ int export_one(const daemon_config& c, const move_command& m) {
 int import_one(const daemon_config& c, const move_command& m) {
   auto e = read_swarm_export(m.import_file);  // checked whole before the database is opened
   if (!e) return fail(e.error());
-  auto store = sqlite_checkpoint_store::open(c.db, {c.quick_check});
+  auto store = open_locked(c);
   if (!store) return fail(store.error());
   auto service = offline_service(c);
   if (auto s = import_swarm(**store, service, *e, c.db); !s.ok()) return fail(s);

@@ -398,6 +398,20 @@ void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink) {
   if (!chunk.empty()) sink(chunk);
 }
 
+status sqlite_checkpoint_store::lock_exclusive() {
+  try {
+    impl_->db.exec("BEGIN EXCLUSIVE");
+    impl_->db.exec("COMMIT");
+  } catch (const SQLite::Exception& e) {
+    if (e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED) {
+      return refusal(path_, std::string("another process holds it (") + e.what() +
+                                "): a running loopguardd locks its database; stop it first");
+    }
+    return refusal(path_, std::string("cannot lock it (") + e.what() + ")");
+  }
+  return {};
+}
+
 status sqlite_checkpoint_store::begin() {
   return guarded(path_, "BEGIN", [&] {
     impl_->db.exec("BEGIN IMMEDIATE");

@@ -50,6 +50,22 @@ struct flags {
   move_command move;  // the offline commands (docs/scaling.md, "Moving a swarm")
 };
 
+// The offline commands that move swarms between stopped daemons' files (docs/scaling.md).
+void add_move_flags(CLI::App& app, move_command& m) {
+  app.add_option("--export-swarm", m.export_swarm,
+                 "write swarm ID's whole state from --db (a stopped daemon's) to --out, and exit");
+  app.add_option("--out", m.out, "the file --export-swarm writes (never overwritten)");
+  app.add_option("--import-swarm", m.import_file,
+                 "add the swarm of an --export-swarm FILE to --db in one transaction, and exit "
+                 "(refused when --db already counts that swarm)");
+  app.add_option("--remove-exported", m.remove_file,
+                 "delete the swarm of an --export-swarm FILE from --db, if --db still holds "
+                 "exactly that state, and exit");
+  app.add_option("--export-moved", m.export_moved,
+                 "export every swarm of --db that --cluster gives another server than "
+                 "--cluster-self to DIR/OWNER/, and exit");
+}
+
 void add_flags(CLI::App& app, flags& f) {
   app.set_version_flag("--version", std::string("loopguardd ") + LOOPGUARD_VERSION);
   app.add_option("--config", f.config_file,
@@ -72,18 +88,7 @@ void add_flags(CLI::App& app, flags& f) {
   app.add_option("--cluster-self", f.cluster_self, "this daemon's server name in --cluster");
   app.add_flag("--print-haproxy-map", f.print_haproxy_map,
                "print --cluster's bucket-to-backend map for HAProxy's map_int, and exit");
-  app.add_option("--export-swarm", f.move.export_swarm,
-                 "write swarm ID's whole state from --db (a stopped daemon's) to --out, and exit");
-  app.add_option("--out", f.move.out, "the file --export-swarm writes (never overwritten)");
-  app.add_option("--import-swarm", f.move.import_file,
-                 "add the swarm of an --export-swarm FILE to --db in one transaction, and exit "
-                 "(refused when --db already counts that swarm)");
-  app.add_option("--remove-exported", f.move.remove_file,
-                 "delete the swarm of an --export-swarm FILE from --db, if --db still holds "
-                 "exactly that state, and exit");
-  app.add_option("--export-moved", f.move.export_moved,
-                 "export every swarm of --db that --cluster gives another server than "
-                 "--cluster-self to DIR/OWNER/, and exit");
+  add_move_flags(app, f.move);
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
   app.add_option("--threads", f.threads, "I/O threads (default 2)")->check(CLI::Range(1, 64));
   app.add_option("--checkpoint-interval", f.interval_ms,

@@ -112,6 +112,60 @@ swarm_export decode_payload(std::string_view payload) {
   return e;
 }
 
+// One fingerprint row (the i-th, after `prev`): empty when a daemon could have written it.
+std::string check_fingerprint(const fingerprint_row& f, const fingerprint_row* prev, std::size_t i,
+                              std::uint32_t n_workers) {
+  const auto& st = f.stats;
+  const std::string which = "fingerprint " + std::to_string(i) + ": ";
+  if (prev && !(prev->key < f.key)) return which + "not in key order";
+  if (!std::is_sorted(st.workers.begin(), st.workers.end()) ||
+      std::adjacent_find(st.workers.begin(), st.workers.end()) != st.workers.end()) {
+    return which + "its worker ids are not sorted and distinct";
+  }
+  if (!st.workers.empty() && st.workers.back() >= n_workers) {
+    return which + "worker id " + std::to_string(st.workers.back()) + " out of range (" +
+           std::to_string(n_workers) + " workers)";
+  }
+  if (st.window.size() > swarm_rules::kMaxWindowCallsLimit) {
+    return which + "its window holds more than " +
+           std::to_string(swarm_rules::kMaxWindowCallsLimit) + " calls";
+  }
+  for (std::size_t c = 0; c < st.window.size(); ++c) {
+    if (st.window[c].worker >= n_workers) {
+      return which + "a windowed call's worker id " + std::to_string(st.window[c].worker) +
+             " is out of range (" + std::to_string(n_workers) + " workers)";
+    }
+    if (!finite(st.window[c].t)) return which + "a windowed call's time is not finite";
+  }
+  if (st.results.size() > shared_economics_state::kMaxResultsPerFingerprint) {
+    return which + "more than " +
+           std::to_string(shared_economics_state::kMaxResultsPerFingerprint) + " results";
+  }
+  if (!utf8::is_valid(st.tool) || !utf8::is_valid(st.summary)) {
+    return which + "its tool or summary is not valid UTF-8";
+  }
+  if (!finite(st.first_seen) || !finite(st.last_seen) || !finite(st.level_t) ||
+      !finite(st.wasted) || !finite(st.booked)) {
+    return which + "a number that is not finite";
+  }
+  return {};
+}
+
+// Sequence or expired-incarnation rows (`what`): names, order, and the time `when` of each.
+template <class Row, class When>
+std::string check_incarnations(const std::vector<Row>& rows, const char* what, When when) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string which = std::string(what) + " " + std::to_string(i) + ": ";
+    const auto& id = rows[i].id;
+    if (!is_name(id.worker) || !is_name(id.incarnation)) {
+      return which + "its worker or incarnation is not valid";
+    }
+    if (i > 0 && !(rows[i - 1].id < id)) return which + "not in order, or repeated";
+    if (!finite(when(rows[i]))) return which + "its time is not finite";
+  }
+  return {};
+}
+
 // The rows must be what a daemon could have written: restoring them must not index past the
 // workers, and every name must be one the daemon accepts. Empty when they are; else what is not.
 std::string check_rows(const swarm_export& e) {
@@ -132,63 +186,15 @@ std::string check_rows(const swarm_export& e) {
   }
   const auto n_workers = static_cast<std::uint32_t>(e.workers.size());
   for (std::size_t i = 0; i < e.fingerprints.size(); ++i) {
-    const auto& f = e.fingerprints[i];
-    const auto& st = f.stats;
-    const std::string which = "fingerprint " + std::to_string(i) + ": ";
-    if (i > 0 && !(e.fingerprints[i - 1].key < f.key)) return which + "not in key order";
-    if (!std::is_sorted(st.workers.begin(), st.workers.end()) ||
-        std::adjacent_find(st.workers.begin(), st.workers.end()) != st.workers.end()) {
-      return which + "its worker ids are not sorted and distinct";
-    }
-    if (!st.workers.empty() && st.workers.back() >= n_workers) {
-      return which + "worker id " + std::to_string(st.workers.back()) + " out of range (" +
-             std::to_string(n_workers) + " workers)";
-    }
-    if (st.window.size() > swarm_rules::kMaxWindowCallsLimit) {
-      return which + "its window holds more than " +
-             std::to_string(swarm_rules::kMaxWindowCallsLimit) + " calls";
-    }
-    for (std::size_t c = 0; c < st.window.size(); ++c) {
-      if (st.window[c].worker >= n_workers) {
-        return which + "a windowed call's worker id " + std::to_string(st.window[c].worker) +
-               " is out of range (" + std::to_string(n_workers) + " workers)";
-      }
-      if (!finite(st.window[c].t)) return which + "a windowed call's time is not finite";
-    }
-    if (st.results.size() > shared_economics_state::kMaxResultsPerFingerprint) {
-      return which + "more than " +
-             std::to_string(shared_economics_state::kMaxResultsPerFingerprint) + " results";
-    }
-    if (!utf8::is_valid(st.tool) || !utf8::is_valid(st.summary)) {
-      return which + "its tool or summary is not valid UTF-8";
-    }
-    if (!finite(st.first_seen) || !finite(st.last_seen) || !finite(st.level_t) ||
-        !finite(st.wasted) || !finite(st.booked)) {
-      return which + "a number that is not finite";
-    }
+    auto why = check_fingerprint(e.fingerprints[i], i > 0 ? &e.fingerprints[i - 1] : nullptr, i,
+                                 n_workers);
+    if (!why.empty()) return why;
   }
-  for (std::size_t i = 0; i < e.sequences.size(); ++i) {
-    const auto& s = e.sequences[i];
-    if (!is_name(s.id.worker) || !is_name(s.id.incarnation)) {
-      return "sequence row " + std::to_string(i) + ": its worker or incarnation is not valid";
-    }
-    if (i > 0 && !(e.sequences[i - 1].id < s.id)) {
-      return "sequence row " + std::to_string(i) + ": not in order, or repeated";
-    }
-    if (!finite(s.seen)) return "sequence row " + std::to_string(i) + ": seen is not finite";
-  }
-  for (std::size_t i = 0; i < e.expired.size(); ++i) {
-    const auto& x = e.expired[i];
-    if (!is_name(x.id.worker) || !is_name(x.id.incarnation)) {
-      return "expired incarnation " + std::to_string(i) +
-             ": its worker or incarnation is not valid";
-    }
-    if (i > 0 && !(e.expired[i - 1].id < x.id)) {
-      return "expired incarnation " + std::to_string(i) + ": not in order, or repeated";
-    }
-    if (!finite(x.expired)) return "expired incarnation " + std::to_string(i) + ": not finite";
-  }
-  return {};
+  auto why =
+      check_incarnations(e.sequences, "sequence row", [](const sequence_row& r) { return r.seen; });
+  if (!why.empty()) return why;
+  return check_incarnations(e.expired, "expired incarnation",
+                            [](const expired_row& r) { return r.expired; });
 }
 
 std::uint64_t digest_of_rows(const swarm_export& e) {
@@ -296,7 +302,16 @@ std::string encode_swarm_export(const swarm_export& e, const export_origin& orig
   return out;
 }
 
-result<swarm_export> decode_swarm_export(std::string_view file) {
+namespace {
+
+// What the envelope holds once its checks passed: the header and the payload it covers.
+struct envelope {
+  nlohmann::json header;
+  std::string_view payload;
+};
+
+// The magic and version line, the header line, the payload's size and the checksum line.
+result<envelope> open_envelope(std::string_view file) {
   const auto fail = [](const std::string& why) { return status::error(why); };
   const std::string magic = std::string(kSwarmExportMagic) + " ";
   if (!file.starts_with(magic)) {
@@ -316,18 +331,12 @@ result<swarm_export> decode_swarm_export(std::string_view file) {
     return fail("truncated: the header line does not end (or is longer than " +
                 std::to_string(kMaxHeaderBytes) + " bytes)");
   }
-  const auto header =
+  envelope out;
+  out.header =
       nlohmann::json::parse(file.substr(line_end + 1, header_end - line_end - 1), nullptr, false);
-  if (!header.is_object()) return fail("the header line is not a JSON object");
-  std::string swarm;
+  if (!out.header.is_object()) return fail("the header line is not a JSON object");
   std::uint64_t bytes = 0;
-  std::string digest_hex;
-  for (const auto& why : {field(header, "swarm", swarm), field(header, "bytes", bytes),
-                          field(header, "digest", digest_hex)}) {
-    if (!why.empty()) return fail(why);
-  }
-  const auto digest = from_hex(digest_hex);
-  if (!digest) return fail("the header's \"digest\" is not 16 hex digits");
+  if (auto why = field(out.header, "bytes", bytes); !why.empty()) return fail(why);
   const std::size_t payload_at = header_end + 1;
   const std::size_t have = file.size() - payload_at;
   if (bytes > have || have - bytes < kChecksumLine) {
@@ -339,20 +348,37 @@ result<swarm_export> decode_swarm_export(std::string_view file) {
     return fail(std::to_string(have - bytes - kChecksumLine) +
                 " bytes after the checksum line (or a wrong payload size in the header)");
   }
-  const std::string_view covered = file.substr(0, payload_at + bytes);
   const std::string_view trailer = file.substr(payload_at + bytes);
   if (!trailer.starts_with(kChecksumTag) || !trailer.ends_with("\n")) {
     return fail("the last line is not \"xxh3 <16 hex digits>\" (truncated or corrupted)");
   }
   const auto stored = from_hex(trailer.substr(kChecksumTag.size(), 16));
   if (!stored) return fail("the checksum line does not hold 16 hex digits");
-  if (const std::uint64_t computed = checksum(covered); computed != *stored) {
+  if (const std::uint64_t computed = checksum(file.substr(0, payload_at + bytes));
+      computed != *stored) {
     return fail("checksum mismatch: the file says " + to_hex(*stored) + ", its bytes hash to " +
                 to_hex(computed) + " (the file is corrupted)");
   }
+  out.payload = file.substr(payload_at, bytes);
+  return out;
+}
+
+}  // namespace
+
+result<swarm_export> decode_swarm_export(std::string_view file) {
+  const auto fail = [](const std::string& why) { return status::error(why); };
+  auto env = open_envelope(file);
+  if (!env) return env.error();
+  const auto& header = env->header;
+  std::string swarm, digest_hex;
+  for (const auto& why : {field(header, "swarm", swarm), field(header, "digest", digest_hex)}) {
+    if (!why.empty()) return fail(why);
+  }
+  const auto digest = from_hex(digest_hex);
+  if (!digest) return fail("the header's \"digest\" is not 16 hex digits");
   swarm_export e;
   try {
-    e = decode_payload(file.substr(payload_at, bytes));
+    e = decode_payload(env->payload);
   } catch (const payload_error& x) {
     return fail(x.what());
   }

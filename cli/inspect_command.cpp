@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cluster/cluster_ring.hpp"
 #include "commands.hpp"
 #include "daemon_http.hpp"
 #include "inspect_tables.hpp"
@@ -22,7 +23,9 @@ constexpr int kExitNoSwarm = 1;
 constexpr int kExitDaemon = 3;
 
 struct options {
-  std::string url, token, swarm, ca_file;
+  std::vector<std::string> urls;  // --daemon, repeatable
+  std::string cluster_file;       // --cluster: every server of a cluster file
+  std::string token, swarm, ca_file;
   bool json = false, swarm_given = false;
   double timeout_seconds = 10;
 };
@@ -129,16 +132,144 @@ outcome<std::string> show_list(const options& o, const http_address& at) {
   return out;
 }
 
+// One daemon of several: how inspect names it (its server name in a cluster file, else its
+// host:port) and where it is.
+struct target {
+  std::string label;
+  http_address at;
+};
+
+result<std::vector<target>> targets_of(const options& o) {
+  std::vector<target> out;
+  for (const auto& url : o.urls) {
+    auto at = parse_http_address(url);
+    if (!at) return at.error().with_context("--daemon: ");
+    out.push_back({at->authority(), *at});
+  }
+  if (!o.cluster_file.empty()) {
+    auto ring = cluster::load_ring(o.cluster_file);
+    if (!ring) return ring.error().with_context("--cluster: ");
+    for (const auto& server : ring->servers) {
+      auto at = parse_http_address("http://" + server.address);
+      if (!at) return at.error().with_context("--cluster: " + server.name + ": ");
+      out.push_back({server.name, *at});
+    }
+  }
+  if (out.empty()) return status::error("give --daemon URL (repeatable) or --cluster FILE");
+  return out;
+}
+
+void report(const failure& f) {
+  std::cerr << "loopguard inspect: " << f.message << '\n';
+}
+
+outcome<parsed_answer<std::vector<swarm_summary_view>>> read_list(const options& o,
+                                                                  const http_address& at) {
+  auto body = fetch(o, at, "/api/swarms");
+  if (!body) return body.error();
+  auto list = parse_swarm_list(*body);
+  if (!list) return malformed(at, "/api/swarms", list.error());
+  return std::move(*list);
+}
+
+// Several daemons, no --swarm: every daemon's swarms in one table with the daemon holding each;
+// a daemon that cannot be read is reported on stderr (exit 3) and the others are still shown.
+int list_many(const options& o, const std::vector<target>& targets) {
+  std::vector<swarm_summary_view> all;
+  nlohmann::json swarms = nlohmann::json::array(), unreachable = nlohmann::json::array();
+  std::vector<failure> failed;
+  for (const auto& t : targets) {
+    auto list = read_list(o, t.at);
+    if (!list) {
+      failed.push_back(list.error());
+      unreachable.push_back({{"daemon", t.label}, {"error", list.error().message}});
+      continue;
+    }
+    for (auto& v : list->view) {
+      v.daemon = t.label;
+      all.push_back(std::move(v));
+    }
+    for (auto& j : list->document["swarms"]) {
+      j["daemon"] = t.label;
+      swarms.push_back(std::move(j));
+    }
+  }
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto& a, const auto& b) { return a.swarm < b.swarm; });
+  for (std::size_t i = 1; i < all.size(); ++i) {
+    if (all[i].swarm == all[i - 1].swarm) {
+      report({0, "swarm " + json_quoted(all[i].swarm) + " is on " + all[i - 1].daemon + " and " +
+                     all[i].daemon + " (a swarm should have one owner: docs/scaling.md)"});
+    }
+  }
+  if (o.json) {
+    std::cout << json_input::dump(nlohmann::json{{"swarms", swarms}, {"unreachable", unreachable}})
+              << '\n';
+  } else {
+    std::cout << swarms_text(all);
+  }
+  std::cout << std::flush;
+  for (const auto& f : failed) report(f);
+  return failed.empty() ? 0 : kExitDaemon;
+}
+
+// Several daemons, --swarm S: the swarm on whichever daemon has it (the first, in the order
+// given; another copy is reported as a split). Unreadable daemons are reported on stderr.
+int detail_many(const options& o, const std::vector<target>& targets) {
+  const std::string path = "/api/swarms/" + percent_encode(o.swarm);
+  std::vector<failure> failed;
+  std::vector<std::pair<const target*, parsed_answer<swarm_detail_view>>> found;
+  for (const auto& t : targets) {
+    auto body = fetch(o, t.at, path);
+    if (!body) {
+      if (body.error().exit != kExitNoSwarm) failed.push_back(body.error());
+      continue;
+    }
+    auto detail = parse_swarm_detail(*body);
+    if (!detail) {
+      failed.push_back(malformed(t.at, path, detail.error()));
+      continue;
+    }
+    found.emplace_back(&t, std::move(*detail));
+  }
+  for (const auto& f : failed) report(f);
+  if (found.empty()) {
+    report({0, "no swarm " + json_quoted(o.swarm) + " on " +
+                   (failed.empty() ? "any of the " : "the ") +
+                   std::to_string(targets.size() - failed.size()) + " daemons" +
+                   (failed.empty() ? "" : " that answered")});
+    return failed.empty() ? kExitNoSwarm : kExitDaemon;
+  }
+  for (std::size_t i = 1; i < found.size(); ++i) {
+    report({0, "swarm " + json_quoted(o.swarm) + " is also on " + found[i].first->label +
+                   " (a swarm should have one owner: docs/scaling.md); showing " +
+                   found.front().first->label});
+  }
+  auto& [where, detail] = found.front();
+  if (o.json) {
+    detail.document["daemon"] = where->label;
+    std::cout << json_input::dump(detail.document) << '\n';
+  } else {
+    std::cout << "daemon " << where->label << "\n" << swarm_text(detail.view);
+  }
+  std::cout << std::flush;
+  return 0;
+}
+
 int run(const options& o) {
-  const auto at = parse_http_address(o.url);
-  const status checked = at ? check_options(o) : at.error().with_context("--daemon: ");
+  const auto targets = targets_of(o);
+  const status checked = targets ? check_options(o) : targets.error();
   if (!checked.ok()) {
     std::cerr << "loopguard inspect: " << utf8::repair(checked.message()) << '\n';
     return kExitBadInput;
   }
-  const auto text = o.swarm_given ? show_detail(o, *at, o.swarm) : show_list(o, *at);
+  if (targets->size() > 1 || !o.cluster_file.empty()) {
+    return o.swarm_given ? detail_many(o, *targets) : list_many(o, *targets);
+  }
+  const http_address& at = targets->front().at;
+  const auto text = o.swarm_given ? show_detail(o, at, o.swarm) : show_list(o, at);
   if (!text) {
-    std::cerr << "loopguard inspect: " << text.error().message << '\n';
+    report(text.error());
     return text.error().exit;
   }
   std::cout << *text << std::flush;
@@ -151,10 +282,11 @@ void add_inspect_command(CLI::App& app) {
   auto o = std::make_shared<options>();
   auto* cmd = app.add_subcommand(
       "inspect", "What a running loopguardd knows: swarms, workers, top fingerprints, verdicts");
-  cmd->add_option("--daemon", o->url,
+  cmd->add_option("--daemon", o->urls,
                   "http://HOST:PORT of the loopguardd, https:// when it serves TLS (ws://, wss:// "
-                  "are taken too)")
-      ->required();
+                  "are taken too); repeat it for several daemons (their views merged)");
+  cmd->add_option("--cluster", o->cluster_file,
+                  "A cluster file (docs/scaling.md): read every daemon in it, merge their views");
   cmd->add_option("--ca-file", o->ca_file,
                   "PEM CA certificate(s) to verify the daemon's TLS certificate with (default: "
                   "the system's)")
@@ -167,8 +299,9 @@ void add_inspect_command(CLI::App& app) {
                   "Seconds to wait for each answer of the daemon (default 10)")
       ->check(CLI::Range(0.1, 3600.0));
   cmd->footer(
-      "Exit status: 0 ok; 1 no such swarm (--swarm); 2 bad options; 3 the daemon could not be "
-      "reached, refused the token or sent an answer that is not its API's.");
+      "Exit status: 0 ok; 1 no such swarm (--swarm); 2 bad options; 3 the daemon (with several: "
+      "one of them) could not be reached, refused the token or sent an answer that is not its "
+      "API's.");
   cmd->callback([o, s] {
     o->swarm_given = s->count() > 0;
     if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);

@@ -120,14 +120,26 @@ std::string verdicts_text(const swarm_detail_view& d) {
 
 std::string swarms_text(const std::vector<swarm_summary_view>& swarms) {
   if (swarms.empty()) return "no swarms\n";
-  text_table t(
-      {"SWARM", "WORKERS", "FINGERPRINTS", "CALLS", "VERDICTS", "SPENT", "WASTED", "BUDGET"},
-      {align::left, align::right, align::right, align::right, align::right, align::left,
-       align::left, align::left});
+  const bool daemons = std::any_of(swarms.begin(), swarms.end(),
+                                   [](const swarm_summary_view& s) { return !s.daemon.empty(); });
+  std::vector<std::string> header = {"SWARM"};
+  std::vector<align> aligns = {align::left};
+  if (daemons) {
+    header.emplace_back("DAEMON");
+    aligns.push_back(align::left);
+  }
+  header.insert(header.end(),
+                {"WORKERS", "FINGERPRINTS", "CALLS", "VERDICTS", "SPENT", "WASTED", "BUDGET"});
+  aligns.insert(aligns.end(), {align::right, align::right, align::right, align::right, align::left,
+                               align::left, align::left});
+  text_table t(std::move(header), std::move(aligns));
   for (const swarm_summary_view& s : swarms) {
-    t.add_row({fit(s.swarm, kNameWidth), num(s.workers), num(s.fingerprints), num(s.calls),
-               num(s.verdicts), cost_text(s.spent, s.unit), cost_text(s.wasted, s.unit),
-               budget_text(s)});
+    std::vector<std::string> row = {fit(s.swarm, kNameWidth)};
+    if (daemons) row.push_back(fit(s.daemon, kNameWidth));
+    row.insert(row.end(),
+               {num(s.workers), num(s.fingerprints), num(s.calls), num(s.verdicts),
+                cost_text(s.spent, s.unit), cost_text(s.wasted, s.unit), budget_text(s)});
+    t.add_row(std::move(row));
   }
   return t.render();
 }

@@ -22,6 +22,7 @@ namespace loopguard::cli {
 
 struct swarm_summary_view {
   std::string swarm;
+  std::string daemon;  // which daemon holds it, when inspect reads several; empty: one
   // In a detail, workers and verdicts count the worker_names and the active verdicts it lists.
   std::uint64_t fingerprints = 0, workers = 0, verdicts = 0, calls = 0;
   protocol::cost spent, wasted;

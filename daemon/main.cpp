@@ -16,6 +16,7 @@
 #include "loopguard/utf8.hpp"
 #include "server/daemon_config.hpp"
 #include "server/daemon_server.hpp"
+#include "server/move_commands.hpp"
 #include "service/daemon_log.hpp"
 
 namespace net = boost::asio;
@@ -46,7 +47,24 @@ struct flags {
   std::optional<long> interval_ms, idle_ms;
   std::optional<std::uint64_t> incarnation_idle_s, swarm_idle_s;
   bool no_quick_check = false, print_config = false, print_haproxy_map = false;
+  move_command move;  // the offline commands (docs/scaling.md, "Moving a swarm")
 };
+
+// The offline commands that move swarms between stopped daemons' files (docs/scaling.md).
+void add_move_flags(CLI::App& app, move_command& m) {
+  app.add_option("--export-swarm", m.export_swarm,
+                 "write swarm ID's whole state from --db (a stopped daemon's) to --out, and exit");
+  app.add_option("--out", m.out, "the file --export-swarm writes (never overwritten)");
+  app.add_option("--import-swarm", m.import_file,
+                 "add the swarm of an --export-swarm FILE to --db in one transaction, and exit "
+                 "(refused when --db already counts that swarm)");
+  app.add_option("--remove-exported", m.remove_file,
+                 "delete the swarm of an --export-swarm FILE from --db, if --db still holds "
+                 "exactly that state, and exit");
+  app.add_option("--export-moved", m.export_moved,
+                 "export every swarm of --db that --cluster gives another server than "
+                 "--cluster-self to DIR/OWNER/, and exit");
+}
 
 void add_flags(CLI::App& app, flags& f) {
   app.set_version_flag("--version", std::string("loopguardd ") + LOOPGUARD_VERSION);
@@ -70,6 +88,7 @@ void add_flags(CLI::App& app, flags& f) {
   app.add_option("--cluster-self", f.cluster_self, "this daemon's server name in --cluster");
   app.add_flag("--print-haproxy-map", f.print_haproxy_map,
                "print --cluster's bucket-to-backend map for HAProxy's map_int, and exit");
+  add_move_flags(app, f.move);
   app.add_option("--port-file", f.port_file, "write the bound port here once listening");
   app.add_option("--threads", f.threads, "I/O threads (default 2)")->check(CLI::Range(1, 64));
   app.add_option("--checkpoint-interval", f.interval_ms,
@@ -297,6 +316,7 @@ int main(int argc, char** argv) {
     std::fputs(cluster::haproxy_map(*layout).c_str(), stdout);
     return 0;
   }
+  if (f.move.any()) return run_move_command(*config, f.move);
   // Logs go to stderr; stdout holds only the port line.
   logs::setup(*logs::parse_format(config->log_format), *logs::parse_level(config->log_level));
   auto options = options_of(std::move(*config));

@@ -15,12 +15,83 @@
 #   --dir DIR         where the files, databases and logs go (default: a new /tmp directory)
 #   --write-only      write DIR/cluster.json, DIR/haproxy.map and DIR/haproxy.cfg, and exit
 #
+#   scripts/cluster.sh rebalance OLD_CLUSTER_FILE NEW_CLUSTER_FILE [--dir DIR]
+#
+#   With every daemon stopped, moves each swarm whose owner differs under NEW_CLUSTER_FILE to
+#   its new owner's database (docs/scaling.md, "Adding or removing a daemon"): the databases are
+#   DIR/NAME.db for each server NAME (DIR: OLD_CLUSTER_FILE's directory by default), each swarm
+#   is exported (DIR/moves.TIME.XXXX/OWNER/), imported, then removed from its old database. Stops at
+#   the first refusal (a running daemon holds its file; the new owner already counts the swarm).
+#
 #   LOOPGUARD_BUILD_DIR  build directory (default: build)
 #   LOOPGUARDD           the daemon binary (default: $LOOPGUARD_BUILD_DIR/loopguardd)
 set -euo pipefail
+here=$PWD
 cd "$(dirname "$0")/.."
 
 die() { echo "cluster.sh: $*" >&2; exit 2; }
+fail() { echo "cluster.sh: $*" >&2; exit 1; }
+# An argument's path as the caller meant it (this script runs from the repository's root).
+from_caller() { if [[ $1 == /* ]]; then echo "$1"; else echo "$here/$1"; fi; }
+
+build=${LOOPGUARD_BUILD_DIR:-build}
+loopguardd=${LOOPGUARDD:-$build/loopguardd}
+
+# The server names of a cluster file (names are [A-Za-z0-9_.-]: no JSON escapes to undo).
+server_names() {
+  grep -o '"name"[[:space:]]*:[[:space:]]*"[A-Za-z0-9_.-]*"' "$1" | sed 's/.*"\([^"]*\)"$/\1/'
+}
+
+rebalance() {
+  (($# >= 2)) || die "rebalance needs OLD_CLUSTER_FILE NEW_CLUSTER_FILE (see --help)"
+  local old new dir=''
+  old=$(from_caller "$1")
+  new=$(from_caller "$2")
+  shift 2
+  while (($#)); do
+    case $1 in
+      --dir) dir=$(from_caller "${2:?--dir needs a directory}"); shift 2 ;;
+      *) die "rebalance: unknown argument \"$1\" (see --help)" ;;
+    esac
+  done
+  [[ -x $loopguardd ]] || die "$loopguardd is not built (scripts/setup.sh builds it)"
+  local f
+  for f in "$old" "$new"; do
+    "$loopguardd" --cluster "$f" --print-haproxy-map >/dev/null || die "$f is not a valid cluster file"
+  done
+  [[ -n $dir ]] || dir=$(dirname "$old")
+  local moves
+  moves=$(mktemp -d "$dir/moves.$(date -u +%Y%m%dT%H%M%SZ).XXXX")
+  local name db
+  for name in $(server_names "$old"); do
+    db="$dir/$name.db"
+    if [[ ! -f $db ]]; then
+      echo "cluster.sh: $db does not exist: nothing to move from $name"
+      continue
+    fi
+    "$loopguardd" --db "$db" --cluster "$new" --cluster-self "$name" --export-moved "$moves" ||
+      fail "exporting from $db failed; nothing was imported or removed"
+  done
+  local n=0 owner source base
+  shopt -s nullglob
+  for f in "$moves"/*/*.lgswarm; do
+    owner=$(basename "$(dirname "$f")")
+    base=$(basename "$f" .lgswarm)
+    source=${base%-*}
+    "$loopguardd" --db "$dir/$owner.db" --import-swarm "$f" ||
+      fail "importing $f into $dir/$owner.db failed; $dir/$source.db still holds the swarm"
+    "$loopguardd" --db "$dir/$source.db" --remove-exported "$f" ||
+      fail "removing $f from $dir/$source.db failed after it was imported into $dir/$owner.db"
+    n=$((n + 1))
+  done
+  echo "cluster.sh: moved $n swarms to their owners under $new (exports kept in $moves)"
+}
+
+if [[ ${1:-} == rebalance ]]; then
+  shift
+  rebalance "$@"
+  exit 0
+fi
 
 daemons=2 port=7070 daemon_ports='' buckets=1024 weights='' dir='' write_only=0
 while (($#)); do
@@ -32,7 +103,7 @@ while (($#)); do
     --weights) weights=${2:?--weights needs a list}; shift 2 ;;
     --dir) dir=${2:?--dir needs a directory}; shift 2 ;;
     --write-only) write_only=1; shift ;;
-    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument \"$1\" (see --help)" ;;
   esac
 done
@@ -55,8 +126,6 @@ if ((${#weight_list[@]} == 0)); then
 fi
 ((${#weight_list[@]} == daemons)) || die "--weights: expected $daemons weights, got \"$weights\""
 
-build=${LOOPGUARD_BUILD_DIR:-build}
-loopguardd=${LOOPGUARDD:-$build/loopguardd}
 [[ -x $loopguardd ]] || die "$loopguardd is not built (scripts/setup.sh builds it)"
 if [[ -z $dir ]]; then
   dir=$(mktemp -d /tmp/loopguard-cluster.XXXXXX)

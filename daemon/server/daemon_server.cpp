@@ -18,15 +18,11 @@ namespace loopguard::daemon {
 
 namespace net = boost::asio;
 
-namespace {
-
 state_options state_options_of(const daemon_config& c) {
   const auto& f = c.protocol_features;
   return {.lift_verdicts =
               std::find(f.begin(), f.end(), protocol::features::active_verdicts) != f.end()};
 }
-
-}  // namespace
 
 daemon_server::daemon_server(daemon_options options)
     : options_(std::move(options)),

@@ -33,6 +33,9 @@ class listener;
 class sqlite_checkpoint_store;
 struct server_context;
 
+// The state options a daemon of this configuration runs with (its protocol features).
+state_options state_options_of(const daemon_config& c);
+
 struct daemon_options {
   static constexpr std::chrono::milliseconds kDrainTimeout{2000};
   std::string db = "./loopguard.db";

@@ -273,6 +273,25 @@ std::vector<sequence_row> swarm_service::sequences() const {
   return ledger_.rows();
 }
 
+std::optional<swarm_export> swarm_service::export_swarm(std::string_view swarm) const {
+  std::lock_guard lock(mu_);
+  auto rows = state_.snapshot(swarm);
+  if (!rows) return std::nullopt;
+  swarm_export e;
+  e.swarm = std::move(rows->swarms.front());
+  e.workers = std::move(rows->workers);
+  e.fingerprints = std::move(rows->fingerprints);
+  for (auto& row : ledger_.rows()) {
+    if (row.id.swarm != swarm) continue;
+    row.seen = idle_.seen(row.id);
+    e.sequences.push_back(std::move(row));
+  }
+  e.expired = idle_.expired_of(swarm);
+  e.seen = e.swarm.expired == 0 ? idle_.swarm_seen(swarm) : 0;
+  normalize(e);
+  return e;
+}
+
 std::uint64_t swarm_service::durable_seq(const worker_identity& id) const {
   std::lock_guard lock(mu_);
   return ledger_.durable(id);

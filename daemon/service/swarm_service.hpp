@@ -19,6 +19,7 @@
 #include "state/shared_economics_state.hpp"
 #include "store/checkpoint_store.hpp"
 #include "store/event_log.hpp"
+#include "store/swarm_export.hpp"
 
 namespace loopguard::daemon {
 
@@ -96,6 +97,11 @@ class swarm_service {
   // Log bytes written (or restored) since the last compaction was taken.
   std::size_t log_bytes() const;
   void mark_durable(const checkpoint& c);
+
+  // Everything held of one swarm, normalized (swarm_export.hpp): its rows as a compaction would
+  // write them (the log replayed into them), its incarnations' sequence numbers with their last
+  // activity, its expired incarnations. nullopt when the state has no such swarm.
+  std::optional<swarm_export> export_swarm(std::string_view swarm) const;
 
   // Every worker incarnation's last applied sequence number.
   std::vector<sequence_row> sequences() const;

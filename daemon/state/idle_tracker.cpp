@@ -177,4 +177,17 @@ double idle_tracker::seen(const worker_identity& id) const {
   return it == incarnations_.end() ? 0 : it->second.seen;
 }
 
+double idle_tracker::swarm_seen(std::string_view swarm) const {
+  const auto it = swarms_.find(swarm);
+  return it == swarms_.end() ? 0 : it->second.seen;
+}
+
+std::vector<expired_row> idle_tracker::expired_of(std::string_view swarm) const {
+  std::vector<expired_row> out;
+  for (const auto& [id, when] : expired_) {
+    if (id.swarm == swarm) out.push_back({id, when});
+  }
+  return out;
+}
+
 }  // namespace loopguard::daemon

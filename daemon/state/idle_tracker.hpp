@@ -105,8 +105,11 @@ class idle_tracker {
   std::size_t incarnations() const { return incarnations_.size(); }
   std::size_t swarms() const { return swarms_.size(); }
   std::size_t expired() const { return expired_.size(); }
-  std::size_t connected() const;                 // incarnations with a connection now
-  double seen(const worker_identity& id) const;  // 0: not tracked
+  std::size_t connected() const;                    // incarnations with a connection now
+  double seen(const worker_identity& id) const;     // 0: not tracked
+  double swarm_seen(std::string_view swarm) const;  // 0: not tracked
+  // The expired incarnations of `swarm` remembered, by identity.
+  std::vector<expired_row> expired_of(std::string_view swarm) const;
 
  private:
   struct activity {

@@ -162,6 +162,8 @@ class shared_economics_state {
   // restored state lifts verdicts exactly as the state it was taken from would have.
   state_changes take_changes();
   state_snapshot snapshot() const;
+  // The rows of one swarm (its swarm row, workers and fingerprints); nullopt for an unknown one.
+  std::optional<state_snapshot> snapshot(std::string_view swarm) const;
   void restore(const state_snapshot& s) { restore(state_snapshot(s)); }
   void restore(state_snapshot&& s);  // moves the rows' vectors and strings
   // The same restore in parts, for rows that arrive in chunks: restore_begin() forgets

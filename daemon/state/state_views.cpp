@@ -331,6 +331,24 @@ state_snapshot shared_economics_state::snapshot() const {
   return out;
 }
 
+std::optional<state_snapshot> shared_economics_state::snapshot(std::string_view name) const {
+  const auto it = swarms_.find(name);
+  if (it == swarms_.end()) return std::nullopt;
+  const swarm& s = it->second;
+  state_snapshot out;
+  out.swarms.push_back({it->first,
+                        s.latest_t,
+                        s.spent,
+                        s.wasted,
+                        {s.handoffs.entries().begin(), s.handoffs.entries().end()},
+                        s.expired});
+  for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
+    out.workers.push_back({it->first, id, s.worker_names[id]});
+  }
+  for (const auto& [key, f] : s.fingerprints) out.fingerprints.push_back({it->first, key, f.stats});
+  return out;
+}
+
 void shared_economics_state::restore(state_snapshot&& snap) {
   restore_begin();
   restore_swarms(snap.swarms, snap.workers);

@@ -285,6 +285,10 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
       return refusal(path, std::string("the disk is full (") + e.what() +
                                "): free space on its file system and start again");
     }
+    if (e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED) {
+      return refusal(path, std::string("another process holds it (") + e.what() +
+                               "): a running loopguardd locks its database; stop it first");
+    }
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
   } catch (const std::exception& e) {
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
@@ -392,6 +396,20 @@ void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink) {
   }
   if (rc != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
   if (!chunk.empty()) sink(chunk);
+}
+
+status sqlite_checkpoint_store::lock_exclusive() {
+  try {
+    impl_->db.exec("BEGIN EXCLUSIVE");
+    impl_->db.exec("COMMIT");
+  } catch (const SQLite::Exception& e) {
+    if (e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED) {
+      return refusal(path_, std::string("another process holds it (") + e.what() +
+                                "): a running loopguardd locks its database; stop it first");
+    }
+    return refusal(path_, std::string("cannot lock it (") + e.what() + ")");
+  }
+  return {};
 }
 
 status sqlite_checkpoint_store::begin() {

@@ -59,6 +59,12 @@ class sqlite_checkpoint_store final : public checkpoint_store {
 
   const std::string& path() const { return path_; }
 
+  // Takes the file's exclusive lock now and holds it until the store is closed (locking_mode
+  // EXCLUSIVE keeps it after the first write), for the offline commands (docs/scaling.md,
+  // "Moving a swarm"): refused, naming the file, while another process (a daemon, even an idle
+  // one that has only read it) has it open.
+  status lock_exclusive();
+
  private:
   struct impl;
   sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p);

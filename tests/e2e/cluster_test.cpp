@@ -169,6 +169,29 @@ int write_cluster_files(const std::string& dir, const std::vector<unsigned short
   return code;
 }
 
+// scripts/cluster.sh rebalance OLD NEW (the databases beside OLD); its exit code and output.
+int rebalance(const std::string& old_file, const std::string& new_file, std::string& out) {
+  const std::string log = old_file + ".rebalance.log";
+  const pid_t pid = test::spawn_child(
+      "/bin/bash",
+      {std::string(LOOPGUARD_SOURCE_DIR) + "/scripts/cluster.sh", "rebalance", old_file, new_file},
+      {log, log, false, {{"LOOPGUARDD", LOOPGUARDD_PATH}}});
+  const int code = test::finish_child(pid, 60000ms);
+  out = test::slurp(log);
+  return code;
+}
+
+// A cluster file of servers d1..dN on `ports` (weight 1 each); `names` picks which.
+std::string cluster_json(const std::vector<std::pair<std::string, unsigned short>>& servers) {
+  nlohmann::json j;
+  j["buckets"] = 1024;
+  j["servers"] = nlohmann::json::array();
+  for (const auto& [name, port] : servers) {
+    j["servers"].push_back({{"name", name}, {"address", "127.0.0.1:" + std::to_string(port)}});
+  }
+  return j.dump(2);
+}
+
 }  // namespace
 
 TEST_SUITE("cluster") {
@@ -357,5 +380,103 @@ TEST_SUITE("cluster") {
                                10s) == 0);
     CHECK(std::count(out.begin(), out.end(), '\n') == 1024);
     CHECK(out.starts_with("0 d"));
+  }
+
+  TEST_CASE(
+      "rebalance: adding a daemon, then removing one, moves exactly the swarms whose owner "
+      "changed, with their counts" *
+      doctest::timeout(90)) {
+    test::temp_dir dir;
+    const auto ports = free_ports(3);
+    const std::vector<std::pair<std::string, unsigned short>> all = {
+        {"d1", ports[0]}, {"d2", ports[1]}, {"d3", ports[2]}};
+    const auto write = [&](const std::string& name, std::vector<std::size_t> which) {
+      std::vector<std::pair<std::string, unsigned short>> servers;
+      for (auto i : which) servers.push_back(all[i]);
+      std::ofstream(dir.file(name)) << cluster_json(servers);
+      const auto ring = cluster::load_ring(dir.file(name));
+      REQUIRE_MESSAGE(ring.has_value(), ring.error().message());
+      return *ring;
+    };
+    const auto two = write("two.json", {0, 1});
+    const auto three = write("three.json", {0, 1, 2});
+    const auto without_d2 = write("without-d2.json", {0, 2});
+    // Runs the daemons of `ring` (on their ports, with their databases), then `f(port of owner)`.
+    const auto with_cluster = [&](const std::string& file, const cluster::ring& ring, auto&& f) {
+      std::vector<std::unique_ptr<daemon_process>> daemons;
+      for (const auto& s : ring.servers) {
+        daemons.push_back(std::make_unique<daemon_process>(
+            dir.file(""), dir.file(s.name + ".db"),
+            std::vector<std::string>{"--listen", s.address, "--cluster", dir.file(file),
+                                     "--cluster-self", s.name}));
+        REQUIRE_MESSAGE(daemons.back()->port() != 0, daemons.back()->log());
+      }
+      f(daemons);
+      for (auto& d : daemons) {
+        d->signal(SIGTERM);
+        CHECK(d->wait(10s) == 0);
+      }
+    };
+    const auto port_of = [&](const cluster::ring& ring, const std::string& swarm) {
+      const auto& address = ring.servers[cluster::owner_of(ring, swarm)].address;
+      return static_cast<unsigned short>(std::stoi(address.substr(address.rfind(':') + 1)));
+    };
+    std::vector<std::string> digests(kSwarms);
+    with_cluster("two.json", two, [&](auto&) {
+      std::vector<std::unique_ptr<daemon_client>> clients;
+      for (int s = 0; s < kSwarms; ++s) {
+        clients.push_back(
+            std::make_unique<daemon_client>(options_for(port_of(two, swarm_id(s)), swarm_id(s))));
+        send_events(*clients.back(), 1 + std::uint64_t(s % 5));
+      }
+      for (int s = 0; s < kSwarms; ++s) {
+        REQUIRE(clients[s]->wait_acknowledged(1 + std::uint64_t(s % 5), 10s));
+        digests[s] = digest_over_http(port_of(two, swarm_id(s)), swarm_id(s));
+        CHECK(digests[s] == expected_digest(swarm_id(s), 1 + std::uint64_t(s % 5)));
+      }
+    });
+    // Each step: the swarms whose owner changes move, every digest stays, no swarm on two.
+    const auto check_placement = [&](const std::string& file, const cluster::ring& ring) {
+      with_cluster(file, ring, [&](auto& daemons) {
+        std::set<std::string> owned[3];
+        for (int s = 0; s < kSwarms; ++s)
+          owned[cluster::owner_of(ring, swarm_id(s))].insert(swarm_id(s));
+        for (std::size_t i = 0; i < ring.servers.size(); ++i) {
+          CHECK_MESSAGE(swarms_on(daemons[i]->port()) == joined(owned[i]), ring.servers[i].name);
+        }
+        for (int s = 0; s < kSwarms; ++s) {
+          CHECK_MESSAGE(digest_over_http(port_of(ring, swarm_id(s)), swarm_id(s)) == digests[s],
+                        swarm_id(s));
+        }
+      });
+    };
+    const auto moved = [&](const cluster::ring& from, const cluster::ring& to) {
+      int n = 0;
+      for (int s = 0; s < kSwarms; ++s) {
+        n += from.servers[cluster::owner_of(from, swarm_id(s))].name !=
+                     to.servers[cluster::owner_of(to, swarm_id(s))].name
+                 ? 1
+                 : 0;
+      }
+      return n;
+    };
+    std::string out;
+    REQUIRE(moved(two, three) > 0);
+    REQUIRE_MESSAGE(rebalance(dir.file("two.json"), dir.file("three.json"), out) == 0, out);
+    CHECK(out.find("moved " + std::to_string(moved(two, three)) + " swarms") != std::string::npos);
+    check_placement("three.json", three);
+    REQUIRE(moved(three, without_d2) > 0);
+    REQUIRE_MESSAGE(rebalance(dir.file("three.json"), dir.file("without-d2.json"), out) == 0, out);
+    CHECK(out.find("moved " + std::to_string(moved(three, without_d2)) + " swarms") !=
+          std::string::npos);
+    check_placement("without-d2.json", without_d2);
+    // Nothing is left on the removed daemon; a second run finds nothing to move.
+    REQUIRE_MESSAGE(rebalance(dir.file("three.json"), dir.file("without-d2.json"), out) == 0, out);
+    CHECK(out.find("moved 0 swarms") != std::string::npos);
+    // A running daemon's file is refused: nothing moves.
+    daemon_process running(dir.file(""), dir.file("d1.db"));
+    REQUIRE(running.port() != 0);
+    CHECK(rebalance(dir.file("without-d2.json"), dir.file("two.json"), out) == 1);
+    CHECK_MESSAGE(out.find("another process holds it") != std::string::npos, out);
   }
 }

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -314,5 +315,100 @@ TEST_SUITE("inspect") {
         run_loopguard(dir.file(""), {"inspect", "--daemon", http_url(d), "--token", "wrong"}), 3,
         "loopguard inspect: the daemon at 127.0.0.1:" + std::to_string(d.port()) +
             " refused the token (401 Unauthorized)");
+  }
+
+  TEST_CASE(
+      "several daemons: one table saying which holds each swarm, a swarm found where it is, "
+      "an unreachable daemon reported and the others shown" *
+      doctest::timeout(60)) {
+    test::temp_dir dir;
+    daemon_process d1(dir.file(""), dir.file("d1.db")), d2(dir.file(""), dir.file("d2.db"));
+    REQUIRE_MESSAGE(d1.port() != 0, d1.log());
+    REQUIRE_MESSAGE(d2.port() != 0, d2.log());
+    const auto feed = [&](const daemon_process& d, const std::string& swarm) {
+      const cli_result r = run_loopguard(
+          dir.file(""),
+          {"simulate", "--daemon", "ws://127.0.0.1:" + std::to_string(d.port()), "--workers", "2",
+           "--stuck", "1", "--rate", "20", "--duration", "0.5", "--swarm", swarm});
+      REQUIRE_MESSAGE(r.exit == 0, r.err);
+    };
+    feed(d1, "alpha");
+    feed(d2, "beta");
+    const std::string a1 = "127.0.0.1:" + std::to_string(d1.port());
+    const std::string a2 = "127.0.0.1:" + std::to_string(d2.port());
+    std::string dead;
+    {
+      daemon_process d3(dir.file(""), dir.file("d3.db"));
+      REQUIRE(d3.port() != 0);
+      dead = "127.0.0.1:" + std::to_string(d3.port());
+      d3.signal(SIGTERM);
+      REQUIRE(d3.wait(10s) == 0);
+    }
+
+    // The merged list: one row per swarm with the daemon holding it.
+    cli_result r = run_loopguard(
+        dir.file(""), {"inspect", "--daemon", "http://" + a1, "--daemon", "http://" + a2});
+    REQUIRE_MESSAGE(r.exit == 0, r.err);
+    const auto rows = table(r.out, "SWARM");
+    REQUIRE(rows.size() == 3);
+    CHECK(rows[0].rfind("SWARM  DAEMON", 0) == 0);
+    CHECK(rows[1].rfind("alpha  " + a1, 0) == 0);
+    CHECK(rows[2].rfind("beta   " + a2, 0) == 0);
+    CHECK(r.err.empty());
+
+    // One unreachable: reported on stderr, exit 3, the others still listed.
+    r = run_loopguard(dir.file(""), {"inspect", "--daemon", "http://" + a1, "--daemon",
+                                     "http://" + dead, "--daemon", "http://" + a2});
+    CHECK(r.exit == 3);
+    CHECK(table(r.out, "SWARM").size() == 3);
+    CHECK(r.err.find("loopguard inspect: cannot reach the daemon at " + dead) != std::string::npos);
+    r = run_loopguard(dir.file(""), {"inspect", "--json", "--daemon", "http://" + a1, "--daemon",
+                                     "http://" + dead, "--daemon", "http://" + a2});
+    CHECK(r.exit == 3);
+    const auto doc = json::parse(r.out);
+    REQUIRE(doc["swarms"].size() == 2);
+    CHECK(doc["swarms"][0]["swarm"] == "alpha");
+    CHECK(doc["swarms"][0]["daemon"] == a1);
+    CHECK(doc["swarms"][1]["daemon"] == a2);
+    REQUIRE(doc["unreachable"].size() == 1);
+    CHECK(doc["unreachable"][0]["daemon"] == dead);
+
+    // One swarm, looked up on whichever daemon has it.
+    r = run_loopguard(dir.file(""), {"inspect", "--swarm", "beta", "--daemon", "http://" + dead,
+                                     "--daemon", "http://" + a1, "--daemon", "http://" + a2});
+    CHECK(r.exit == 0);
+    CHECK(r.out.rfind("daemon " + a2 + "\nswarm \"beta\": 2 workers", 0) == 0);
+    CHECK(r.err.find("cannot reach the daemon at " + dead) != std::string::npos);
+    r = run_loopguard(dir.file(""), {"inspect", "--swarm", "alpha", "--json", "--daemon",
+                                     "http://" + a2, "--daemon", "http://" + a1});
+    CHECK(r.exit == 0);
+    CHECK(json::parse(r.out)["daemon"] == a1);
+    CHECK(json::parse(r.out)["swarm"] == "alpha");
+    r = run_loopguard(dir.file(""), {"inspect", "--swarm", "gamma", "--daemon", "http://" + a1,
+                                     "--daemon", "http://" + a2});
+    CHECK(r.exit == 1);
+    CHECK(r.err == "loopguard inspect: no swarm \"gamma\" on any of the 2 daemons\n");
+    r = run_loopguard(dir.file(""), {"inspect", "--swarm", "gamma", "--daemon", "http://" + a1,
+                                     "--daemon", "http://" + dead});
+    CHECK(r.exit == 3);
+    CHECK(r.err.find("no swarm \"gamma\" on the 1 daemons that answered") != std::string::npos);
+
+    // A cluster file: every server in it, named as there.
+    std::ofstream(dir.file("cluster.json"))
+        << R"({"servers": [{"name": "d1", "address": ")" << a1
+        << R"("}, {"name": "d2", "address": ")" << a2 << R"("}]})";
+    r = run_loopguard(dir.file(""), {"inspect", "--cluster", dir.file("cluster.json")});
+    REQUIRE_MESSAGE(r.exit == 0, r.err);
+    const auto named = table(r.out, "SWARM");
+    REQUIRE(named.size() == 3);
+    CHECK(named[1].rfind("alpha  d1 ", 0) == 0);
+    CHECK(named[2].rfind("beta   d2 ", 0) == 0);
+    r = run_loopguard(dir.file(""), {"inspect", "--cluster", dir.file("none.json")});
+    CHECK(r.exit == 2);
+    CHECK(r.err.find("loopguard inspect: --cluster: " + dir.file("none.json")) !=
+          std::string::npos);
+    r = run_loopguard(dir.file(""), {"inspect"});
+    CHECK(r.exit == 2);
+    CHECK(r.err.find("give --daemon URL (repeatable) or --cluster FILE") != std::string::npos);
   }
 }

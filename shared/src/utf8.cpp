@@ -1,5 +1,6 @@
 #include "loopguard/utf8.hpp"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -182,6 +183,12 @@ std::string_view whole_code_points(std::string_view s) {
 bool is_ascii(std::string_view s) {
   std::size_t i = 0;
   constexpr std::uint64_t high_bits = 0x8080808080808080ULL;
+  // 32 bytes per test, then 8, then single bytes.
+  for (; i + 32 <= s.size(); i += 32) {
+    std::array<std::uint64_t, 4> words{};
+    std::memcpy(words.data(), s.data() + i, sizeof words);
+    if (((words[0] | words[1] | words[2] | words[3]) & high_bits) != 0) return false;
+  }
   for (; i + 8 <= s.size(); i += 8) {
     std::uint64_t word = 0;
     std::memcpy(&word, s.data() + i, sizeof word);

@@ -6,6 +6,8 @@
 #include <cassert>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <utility>
 #include <vector>
 
 namespace loopguard::similarity::detail {
@@ -24,6 +26,96 @@ std::size_t lcs_single_word(const pattern_bits& bits, const CharT* text, std::si
     s = (s + u) | (s - u);
   }
   return static_cast<std::size_t>(std::popcount(~s));
+}
+
+// Patterns of 2..unrolled_words words without a lower bound: the state lives in registers and
+// the word loop is unrolled (the add-with-carry chain as in advance()).
+constexpr std::size_t unrolled_words = 8;
+
+// One word of a row: S = (S + u) | (S - u) with u = S & M, carrying in and out. Plain carry
+// arithmetic, which GCC turns into add/adc with the state in registers (with the addcarryx
+// builtin it spilled the sum to the stack and rebuilt the flag for every word).
+inline void step(std::uint64_t& s, std::uint64_t m, std::uint64_t& carry) {
+  const std::uint64_t u = s & m;
+  const std::uint64_t x = s + carry;
+  const std::uint64_t c1 = x < carry ? 1 : 0;
+  const std::uint64_t sum = x + u;
+  carry = c1 | (sum < u ? 1 : 0);
+  s = sum | (s - u);
+}
+
+// The state of N words in registers; `row(c)` gives the N words of c's row.
+template <std::size_t N, class Row, class CharT>
+std::size_t lcs_unrolled(const Row& row, const CharT* text, std::size_t n) {
+  std::array<std::uint64_t, N> s;
+  s.fill(~std::uint64_t{0});
+  for (std::size_t j = 0; j < n; ++j) {
+    const std::uint64_t* m = row(code_point(text[j]));
+    std::uint64_t carry = 0;
+    [&]<std::size_t... W>(std::index_sequence<W...>) {
+      (step(s[W], m[W], carry), ...);
+    }
+    (std::make_index_sequence<N>{});
+  }
+  return matched(s.data(), N);
+}
+
+template <class CharT>
+std::size_t lcs_unrolled_any(const pattern_bits& bits, const CharT* text, std::size_t n) {
+  const auto row = [&bits](char32_t c) { return bits.row(c); };
+  switch (bits.words()) {
+    case 2:
+      return lcs_unrolled<2>(row, text, n);
+    case 3:
+      return lcs_unrolled<3>(row, text, n);
+    case 4:
+      return lcs_unrolled<4>(row, text, n);
+    case 5:
+      return lcs_unrolled<5>(row, text, n);
+    case 6:
+      return lcs_unrolled<6>(row, text, n);
+    case 7:
+      return lcs_unrolled<7>(row, text, n);
+    default:
+      return lcs_unrolled<unrolled_words>(row, text, n);
+  }
+}
+
+// ASCII patterns of 2..unrolled_words words without a lower bound: a 128-row table of N words
+// on the stack, built in one pass (clearing it costs less than numbering rows in a shared table).
+template <std::size_t N>
+std::size_t lcs_ascii_unrolled(const char* pattern, std::size_t m, const char* text,
+                               std::size_t n) {
+  std::array<std::uint64_t, 128 * N> table{};
+  for (std::size_t w = 0; w * word_bits < m; ++w) {
+    const std::size_t end = std::min(m, (w + 1) * word_bits);
+    std::uint64_t bit = 1;
+    for (std::size_t i = w * word_bits; i < end; ++i, bit <<= 1) {
+      table[(static_cast<unsigned char>(pattern[i]) & 0x7FU) * N + w] |= bit;
+    }
+  }
+  const auto row = [&table](char32_t c) { return &table[(c & 0x7FU) * N]; };
+  return lcs_unrolled<N>(row, text, n);
+}
+
+std::size_t lcs_ascii_unrolled_any(const char* pattern, std::size_t m, const char* text,
+                                   std::size_t n) {
+  switch (words_for(m)) {
+    case 2:
+      return lcs_ascii_unrolled<2>(pattern, m, text, n);
+    case 3:
+      return lcs_ascii_unrolled<3>(pattern, m, text, n);
+    case 4:
+      return lcs_ascii_unrolled<4>(pattern, m, text, n);
+    case 5:
+      return lcs_ascii_unrolled<5>(pattern, m, text, n);
+    case 6:
+      return lcs_ascii_unrolled<6>(pattern, m, text, n);
+    case 7:
+      return lcs_ascii_unrolled<7>(pattern, m, text, n);
+    default:
+      return lcs_ascii_unrolled<unrolled_words>(pattern, m, text, n);
+  }
 }
 
 template <class CharT>
@@ -121,6 +213,55 @@ std::size_t lcs_short_wide(const char32_t* pattern, std::size_t m, const char32_
   return static_cast<std::size_t>(std::popcount(~s));
 }
 
+// The length of the common prefix of a[0, n) and b[0, n). Bytes are compared eight at a time.
+template <class CharT>
+std::size_t common_prefix(const CharT* a, const CharT* b, std::size_t n) {
+  std::size_t i = 0;
+  if constexpr (sizeof(CharT) == 1) {
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t x = 0;
+      std::uint64_t y = 0;
+      std::memcpy(&x, a + i, 8);
+      std::memcpy(&y, b + i, 8);
+      if (x != y) {
+        if constexpr (std::endian::native == std::endian::little) {
+          return i + static_cast<std::size_t>(std::countr_zero(x ^ y)) / 8;
+        } else {
+          break;
+        }
+      }
+    }
+  }
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+// The length of the common suffix of the n elements before a_end and before b_end.
+template <class CharT>
+std::size_t common_suffix(const CharT* a_end, const CharT* b_end, std::size_t n) {
+  std::size_t i = 0;
+  if constexpr (sizeof(CharT) == 1) {
+    for (; i + 8 <= n; i += 8) {
+      std::uint64_t x = 0;
+      std::uint64_t y = 0;
+      std::memcpy(&x, a_end - i - 8, 8);
+      std::memcpy(&y, b_end - i - 8, 8);
+      if (x != y) {
+        if constexpr (std::endian::native == std::endian::little) {
+          return i + static_cast<std::size_t>(std::countl_zero(x ^ y)) / 8;
+        } else {
+          break;
+        }
+      }
+    }
+  }
+  while (i < n &&
+         a_end[-1 - static_cast<std::ptrdiff_t>(i)] == b_end[-1 - static_cast<std::ptrdiff_t>(i)]) {
+    ++i;
+  }
+  return i;
+}
+
 }  // namespace
 
 std::size_t min_lcs_for(double score_cutoff, std::size_t total) {
@@ -144,6 +285,8 @@ std::size_t lcs_with(const pattern_bits& bits, const CharT* text, std::size_t n,
   std::size_t result = 0;
   if (bits.words() == 1) {
     result = lcs_single_word(bits, text, n);
+  } else if (min_lcs == 0 && bits.words() <= unrolled_words) {
+    result = lcs_unrolled_any(bits, text, n);
   } else if (bits.words() <= stack_words) {
     std::array<std::uint64_t, stack_words> s;
     result = lcs_blocks(bits, text, n, min_lcs, s.data());
@@ -159,12 +302,8 @@ std::size_t lcs(const CharT* a, std::size_t na, const CharT* b, std::size_t nb,
                 std::size_t min_lcs) {
   if (min_lcs > std::min(na, nb)) return 0;
   // A common prefix or suffix is always part of some LCS.
-  std::size_t prefix = 0;
-  while (prefix < na && prefix < nb && a[prefix] == b[prefix]) ++prefix;
-  std::size_t suffix = 0;
-  while (suffix < na - prefix && suffix < nb - prefix && a[na - 1 - suffix] == b[nb - 1 - suffix]) {
-    ++suffix;
-  }
+  const std::size_t prefix = common_prefix(a, b, std::min(na, nb));
+  const std::size_t suffix = common_suffix(a + na, b + nb, std::min(na, nb) - prefix);
   const std::size_t affix = prefix + suffix;
   a += prefix;
   b += prefix;
@@ -178,10 +317,13 @@ std::size_t lcs(const CharT* a, std::size_t na, const CharT* b, std::size_t nb,
   const std::size_t rest_min = min_lcs > affix ? min_lcs - affix : 0;
   std::size_t rest = 0;
   if constexpr (sizeof(CharT) == 1) {
+    // Byte strings reach here only when ASCII (see pattern_bits.hpp), so & 0x7F is a no-op.
     if (na <= word_bits) {
-      // Byte strings reach here only when ASCII (see pattern_bits.hpp), so & 0x7F is a no-op.
       rest = lcs_short_ascii(a, na, b, nb);
       return rest >= rest_min ? affix + rest : 0;
+    }
+    if (rest_min == 0 && na <= unrolled_words * word_bits) {
+      return affix + lcs_ascii_unrolled_any(a, na, b, nb);
     }
   } else {
     if (na <= word_bits) {

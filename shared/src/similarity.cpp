@@ -1,6 +1,10 @@
 #include "loopguard/similarity.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "loopguard/detail/lcs.hpp"
 #include "loopguard/detail/tokens.hpp"
@@ -39,6 +43,107 @@ const decoded_pair& decode_pair(std::string_view a, std::string_view b) {
   return buffers;
 }
 
+// Per-thread token buffers of the token_* scorers: no allocation once warmed up.
+template <class CharT>
+struct token_buffers {
+  detail::token_list<CharT> a;
+  detail::token_list<CharT> b;
+  detail::token_list<CharT> common;
+  detail::token_list<CharT> only_a;
+  detail::token_list<CharT> only_b;
+  std::vector<std::uint32_t> scratch;
+  std::basic_string<CharT> joined_a;
+  std::basic_string<CharT> joined_b;
+};
+
+template <class CharT>
+token_buffers<CharT>& tokens_of_thread() {
+  thread_local token_buffers<CharT> buffers;
+  return buffers;
+}
+
+template <class CharT>
+double token_sort_of(std::basic_string_view<CharT> a, std::basic_string_view<CharT> b,
+                     double score_cutoff) {
+  auto& t = tokens_of_thread<CharT>();
+  detail::split_tokens(a, t.a);
+  detail::split_tokens(b, t.b);
+  detail::sort_tokens(t.a);
+  detail::sort_tokens(t.b);
+  detail::join_tokens(t.a, t.joined_a);
+  detail::join_tokens(t.b, t.joined_b);
+  return ratio_of(t.joined_a.data(), t.joined_a.size(), t.joined_b.data(), t.joined_b.size(),
+                  score_cutoff);
+}
+
+// The sorted intersection and both sorted differences of two sorted, duplicate-free lists.
+template <class CharT>
+void split_sets(token_buffers<CharT>& t) {
+  t.common.clear();
+  t.only_a.clear();
+  t.only_b.clear();
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < t.a.size() && j < t.b.size()) {
+    if (detail::utf16_less(t.a[i], t.b[j])) {
+      t.only_a.push_back(t.a[i++]);
+    } else if (detail::utf16_less(t.b[j], t.a[i])) {
+      t.only_b.push_back(t.b[j++]);
+    } else {
+      t.common.push_back(t.a[i++]);
+      ++j;
+    }
+  }
+  t.only_a.insert(t.only_a.end(), t.a.begin() + static_cast<std::ptrdiff_t>(i), t.a.end());
+  t.only_b.insert(t.only_b.end(), t.b.begin() + static_cast<std::ptrdiff_t>(j), t.b.end());
+}
+
+template <class CharT>
+double token_set_of(std::basic_string_view<CharT> a, std::basic_string_view<CharT> b,
+                    double score_cutoff) {
+  auto& t = tokens_of_thread<CharT>();
+  detail::split_tokens(a, t.a);
+  detail::split_tokens(b, t.b);
+  // As fuzzball and rapidfuzz: no tokens on either side scores 0.
+  if (t.a.empty() || t.b.empty()) return 0.0;
+  detail::sort_unique_tokens(t.a, t.scratch);
+  detail::sort_unique_tokens(t.b, t.scratch);
+  split_sets(t);
+  // One token set contains the other: combined form == intersection.
+  if (!t.common.empty() && (t.only_a.empty() || t.only_b.empty())) {
+    return apply_cutoff(100.0, score_cutoff);
+  }
+  // Only the intersection's length matters (see below), so it is never joined.
+  const std::size_t sect = detail::joined_length(t.common);
+  detail::join_tokens(t.only_a, t.joined_a);
+  detail::join_tokens(t.only_b, t.joined_b);
+  const auto& diff_a = t.joined_a;
+  const auto& diff_b = t.joined_b;
+  // fuzzball compares sect, sect + " " + diff_a and sect + " " + diff_b (" " only when sect is
+  // not empty). Their LCSs follow from the shared prefix: LCS(sect, sect + x) = |sect| and
+  // LCS(p + x, p + y) = |p| + LCS(x, y).
+  const std::size_t sep = sect == 0 ? 0 : 1;
+  const std::size_t len_a = sect + sep + diff_a.size();
+  const std::size_t len_b = sect + sep + diff_b.size();
+  double best = 0.0;
+  if (sect != 0) {
+    best =
+        std::max(detail::indel_score(sect, sect + len_a), detail::indel_score(sect, sect + len_b));
+  }
+  const std::size_t total = len_a + len_b;
+  const double needed = std::max(score_cutoff, best);
+  const std::size_t min_lcs = detail::min_lcs_for(needed, total);
+  const std::size_t min_rest = min_lcs > sect + sep ? min_lcs - sect - sep : 0;
+  if (min_lcs <= std::min(len_a, len_b)) {
+    const std::size_t rest =
+        detail::lcs(diff_a.data(), diff_a.size(), diff_b.data(), diff_b.size(), min_rest);
+    if (min_rest == 0 || rest > 0) {
+      best = std::max(best, detail::indel_score(sect + sep + rest, total));
+    }
+  }
+  return apply_cutoff(best, score_cutoff);
+}
+
 }  // namespace
 
 std::size_t lcs_length(std::u32string_view a, std::u32string_view b) {
@@ -50,59 +155,11 @@ double ratio(std::u32string_view a, std::u32string_view b, double score_cutoff) 
 }
 
 double token_sort_ratio(std::u32string_view a, std::u32string_view b, double score_cutoff) {
-  auto tokens_a = detail::split_tokens(a);
-  auto tokens_b = detail::split_tokens(b);
-  detail::sort_tokens(tokens_a, false);
-  detail::sort_tokens(tokens_b, false);
-  return ratio(detail::join_tokens(tokens_a), detail::join_tokens(tokens_b), score_cutoff);
+  return token_sort_of(a, b, score_cutoff);
 }
 
 double token_set_ratio(std::u32string_view a, std::u32string_view b, double score_cutoff) {
-  auto tokens_a = detail::split_tokens(a);
-  auto tokens_b = detail::split_tokens(b);
-  // As fuzzball and rapidfuzz: no tokens on either side scores 0.
-  if (tokens_a.empty() || tokens_b.empty()) return 0.0;
-  detail::sort_tokens(tokens_a, true);
-  detail::sort_tokens(tokens_b, true);
-  std::vector<std::u32string_view> common;
-  std::vector<std::u32string_view> only_a;
-  std::vector<std::u32string_view> only_b;
-  std::set_intersection(tokens_a.begin(), tokens_a.end(), tokens_b.begin(), tokens_b.end(),
-                        std::back_inserter(common), detail::utf16_less);
-  std::set_difference(tokens_a.begin(), tokens_a.end(), tokens_b.begin(), tokens_b.end(),
-                      std::back_inserter(only_a), detail::utf16_less);
-  std::set_difference(tokens_b.begin(), tokens_b.end(), tokens_a.begin(), tokens_a.end(),
-                      std::back_inserter(only_b), detail::utf16_less);
-  // One token set contains the other: combined form == intersection.
-  if (!common.empty() && (only_a.empty() || only_b.empty()))
-    return apply_cutoff(100.0, score_cutoff);
-
-  const std::u32string sect = detail::join_tokens(common);
-  const std::u32string diff_a = detail::join_tokens(only_a);
-  const std::u32string diff_b = detail::join_tokens(only_b);
-  // fuzzball compares sect, sect + " " + diff_a and sect + " " + diff_b (" " only when sect is
-  // not empty). Their LCSs follow from the shared prefix: LCS(sect, sect + x) = |sect| and
-  // LCS(p + x, p + y) = |p| + LCS(x, y).
-  const std::size_t sep = sect.empty() ? 0 : 1;
-  const std::size_t len_a = sect.size() + sep + diff_a.size();
-  const std::size_t len_b = sect.size() + sep + diff_b.size();
-  double best = 0.0;
-  if (!sect.empty()) {
-    best = std::max(detail::indel_score(sect.size(), sect.size() + len_a),
-                    detail::indel_score(sect.size(), sect.size() + len_b));
-  }
-  const std::size_t total = len_a + len_b;
-  const double needed = std::max(score_cutoff, best);
-  const std::size_t min_lcs = detail::min_lcs_for(needed, total);
-  const std::size_t min_rest = min_lcs > sect.size() + sep ? min_lcs - sect.size() - sep : 0;
-  if (min_lcs <= std::min(len_a, len_b)) {
-    const std::size_t rest =
-        detail::lcs(diff_a.data(), diff_a.size(), diff_b.data(), diff_b.size(), min_rest);
-    if (min_rest == 0 || rest > 0) {
-      best = std::max(best, detail::indel_score(sect.size() + sep + rest, total));
-    }
-  }
-  return apply_cutoff(best, score_cutoff);
+  return token_set_of(a, b, score_cutoff);
 }
 
 double ratio(std::string_view a, std::string_view b, double score_cutoff) {
@@ -119,11 +176,13 @@ double partial_ratio(std::string_view a, std::string_view b, double score_cutoff
 }
 
 double token_sort_ratio(std::string_view a, std::string_view b, double score_cutoff) {
+  if (utf8::is_ascii(a) && utf8::is_ascii(b)) return token_sort_of(a, b, score_cutoff);
   const auto& d = decode_pair(a, b);
   return token_sort_ratio(d.a, d.b, score_cutoff);
 }
 
 double token_set_ratio(std::string_view a, std::string_view b, double score_cutoff) {
+  if (utf8::is_ascii(a) && utf8::is_ascii(b)) return token_set_of(a, b, score_cutoff);
   const auto& d = decode_pair(a, b);
   return token_set_ratio(d.a, d.b, score_cutoff);
 }

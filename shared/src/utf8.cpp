@@ -1,5 +1,6 @@
 #include "loopguard/utf8.hpp"
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -182,6 +183,12 @@ std::string_view whole_code_points(std::string_view s) {
 bool is_ascii(std::string_view s) {
   std::size_t i = 0;
   constexpr std::uint64_t high_bits = 0x8080808080808080ULL;
+  // 32 bytes per test, then 8, then single bytes.
+  for (; i + 32 <= s.size(); i += 32) {
+    std::array<std::uint64_t, 4> words{};
+    std::memcpy(words.data(), s.data() + i, sizeof words);
+    if (((words[0] | words[1] | words[2] | words[3]) & high_bits) != 0) return false;
+  }
   for (; i + 8 <= s.size(); i += 8) {
     std::uint64_t word = 0;
     std::memcpy(&word, s.data() + i, sizeof word);
@@ -194,17 +201,31 @@ bool is_ascii(std::string_view s) {
 }
 
 void decode_append(std::string_view s, std::u32string& out) {
-  out.reserve(out.size() + s.size());
+  // At most one code point per byte: write into the grown string, then trim it to what was
+  // written (push_back per code point cost more than the decoding).
+  const std::size_t start = out.size();
+  out.resize(start + s.size());
+  char32_t* dst = out.data() + start;
   std::size_t i = 0;
   while (i < s.size()) {
+    // A run of ASCII, 8 bytes at a time.
+    while (i + 8 <= s.size()) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, s.data() + i, sizeof word);
+      if ((word & 0x8080808080808080ULL) != 0) break;
+      for (std::size_t k = 0; k < 8; ++k) *dst++ = static_cast<unsigned char>(s[i + k]);
+      i += 8;
+    }
+    if (i >= s.size()) break;
     const auto b = static_cast<unsigned char>(s[i]);
     if (b < 0x80) {
-      out.push_back(b);
+      *dst++ = b;
       ++i;
     } else {
-      out.push_back(decode_one(s, i));
+      *dst++ = decode_one(s, i);
     }
   }
+  out.resize(static_cast<std::size_t>(dst - out.data()));
 }
 
 std::u32string decode(std::string_view s) {

@@ -93,6 +93,81 @@ constexpr std::u32string_view small_alphabet = U"abc d\u00E9\u6570\U0001F600";
 constexpr std::u32string_view wide_alphabet =
     U"abcdefghijklmnopqrstuvwxyz ABC\u00E9\u00DF\u03A9\u042F\u6570\u636E\U0001F600\U0001F680";
 
+// fuzzball's token_sort_ratio and token_set_ratio written out plainly on top of reference_ratio.
+std::vector<std::u32string> reference_tokens(std::u32string_view s) {
+  std::vector<std::u32string> out;
+  std::u32string cur;
+  for (char32_t c : s) {
+    if (loopguard::similarity::detail::is_js_space(c)) {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  std::sort(out.begin(), out.end(), [](const std::u32string& x, const std::u32string& y) {
+    return loopguard::similarity::detail::utf16_less(x, y);
+  });
+  return out;
+}
+
+std::u32string reference_join(const std::vector<std::u32string>& tokens) {
+  std::u32string out;
+  for (const auto& t : tokens) {
+    if (!out.empty()) out.push_back(U' ');
+    out.append(t);
+  }
+  return out;
+}
+
+double reference_token_sort(std::u32string_view a, std::u32string_view b) {
+  return reference_ratio(reference_join(reference_tokens(a)), reference_join(reference_tokens(b)));
+}
+
+double reference_token_set(std::u32string_view a, std::u32string_view b) {
+  auto ta = reference_tokens(a);
+  auto tb = reference_tokens(b);
+  if (ta.empty() || tb.empty()) return 0.0;
+  ta.erase(std::unique(ta.begin(), ta.end()), ta.end());
+  tb.erase(std::unique(tb.begin(), tb.end()), tb.end());
+  std::vector<std::u32string> common;
+  std::vector<std::u32string> only_a;
+  std::vector<std::u32string> only_b;
+  for (const auto& t : ta) {
+    (std::find(tb.begin(), tb.end(), t) != tb.end() ? common : only_a).push_back(t);
+  }
+  for (const auto& t : tb) {
+    if (std::find(ta.begin(), ta.end(), t) == ta.end()) only_b.push_back(t);
+  }
+  // The combined form of a contained set is the intersection itself.
+  if (!common.empty() && (only_a.empty() || only_b.empty())) return 100.0;
+  const std::u32string sect = reference_join(common);
+  const std::u32string sep = sect.empty() ? U"" : U" ";
+  const std::u32string ca = sect + sep + reference_join(only_a);
+  const std::u32string cb = sect + sep + reference_join(only_b);
+  // A ratio with an empty side counts 0.
+  const auto side_ratio = [](const std::u32string& x, const std::u32string& y) {
+    return x.empty() || y.empty() ? 0.0 : reference_ratio(x, y);
+  };
+  return std::max({side_ratio(sect, ca), side_ratio(sect, cb), side_ratio(ca, cb)});
+}
+
+// ASCII text of whole words from a small vocabulary, words sharing long prefixes among them
+// (so that sorting needs more than a token's first 8 bytes), separated by ASCII \s runs.
+std::string ascii_words(string_source& source, std::size_t words) {
+  static const char* const vocabulary[] = {"abcdefgh", "abcdefgh1", "abcdefgh2", "abcdefghij",
+                                           "status",   "200",       "ok",        "a",
+                                           "retry",    "retrying",  "B",         "loop"};
+  static const char* const separators[] = {" ", " ", " ", "  ", "\t", "\n", " \r\n "};
+  std::string out;
+  for (std::size_t i = 0; i < words; ++i) {
+    if (i > 0 || source.below(3) == 0) out += separators[source.below(6)];
+    out += vocabulary[source.below(11)];
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("similarity") {
@@ -238,6 +313,122 @@ TEST_SUITE("similarity") {
       CAPTURE(loopguard::utf8::encode(b));
       REQUIRE(sim::partial_ratio(a, b) == doctest::Approx(reference_partial(a, b)).epsilon(1e-12));
     }
+  }
+
+  TEST_CASE("similarity: byte and code point paths agree with the reference at every width") {
+    // ASCII inputs are scored as bytes (1..8 words unrolled, longer banded), others as code
+    // points: both must equal the DP for patterns of 1 to 10 words.
+    string_source source(1126);
+    const std::u32string_view ascii_alphabet = U"abc d";
+    const std::size_t widths[] = {0,   1,   63,  64,  65,  128, 129, 200, 256,
+                                  257, 383, 384, 449, 511, 512, 513, 600};
+    for (std::size_t la : widths) {
+      for (int round = 0; round < 3; ++round) {
+        const std::u32string a = source.random(la, ascii_alphabet);
+        const std::u32string b = round == 2 ? source.random(source.below(700), ascii_alphabet)
+                                            : source.mutate(a, 1 + la / 20, ascii_alphabet);
+        const std::string a8 = loopguard::utf8::encode(a);
+        const std::string b8 = loopguard::utf8::encode(b);
+        CAPTURE(la);
+        CAPTURE(round);
+        const double expected = reference_ratio(a, b);
+        REQUIRE(sim::ratio(std::string_view(a8), std::string_view(b8)) ==
+                doctest::Approx(expected).epsilon(1e-12));
+        REQUIRE(sim::ratio(std::string_view(a8), std::string_view(b8)) == sim::ratio(a, b));
+        REQUIRE(sim::cached_ratio(std::string_view(a8)).similarity(std::string_view(b8)) ==
+                sim::ratio(a, b));
+        REQUIRE(sim::ratio(std::string_view(b8), std::string_view(a8), 60.0) ==
+                (sim::ratio(a, b) >= 60.0 ? sim::ratio(a, b) : 0.0));
+      }
+    }
+  }
+
+  TEST_CASE("similarity: stripping the common prefix and suffix keeps the score") {
+    // Edge cases of the affix scan (8 bytes at a time for bytes, one at a time for code points):
+    // empty, all equal, one string the other's prefix or suffix, affixes that overlap, a
+    // difference at each position around the 8-byte steps, and multi-byte text.
+    const auto both_paths = [](std::u32string_view a, std::u32string_view b) {
+      const double expected = reference_ratio(a, b);
+      const std::string a8 = loopguard::utf8::encode(a);
+      const std::string b8 = loopguard::utf8::encode(b);
+      CAPTURE(a8);
+      CAPTURE(b8);
+      CHECK(sim::ratio(a, b) == doctest::Approx(expected).epsilon(1e-12));
+      CHECK(sim::ratio(std::string_view(a8), std::string_view(b8)) ==
+            doctest::Approx(expected).epsilon(1e-12));
+      CHECK(sim::lcs_length(a, b) == reference_lcs(a, b));
+    };
+    both_paths(U"", U"");
+    both_paths(U"", U"abcdefghijklmnopq");
+    const std::size_t lengths[] = {1, 7, 8, 9, 15, 16, 17, 64, 65, 300};
+    for (std::size_t n : lengths) {
+      const std::u32string same(n, U'x');
+      CHECK(sim::ratio(same, same) == 100.0);
+      CHECK(sim::ratio(std::string_view(loopguard::utf8::encode(same)),
+                       std::string_view(loopguard::utf8::encode(same))) == 100.0);
+      const std::u32string base =
+          U"The quick brown fox jumps over the lazy dog, twice over." + std::u32string(n, U'.');
+      both_paths(base, base.substr(0, n % base.size()));  // a prefix
+      both_paths(base, base.substr(n % base.size()));     // a suffix
+      for (std::size_t at = 0; at < base.size(); at += (at < 20 ? 1 : 13)) {
+        std::u32string changed = base;
+        changed[at] = U'#';
+        both_paths(base, changed);
+        std::u32string inserted = base;
+        inserted.insert(inserted.begin() + static_cast<std::ptrdiff_t>(at),
+                        U'\u00E9');  // multi-byte in UTF-8
+        both_paths(base, inserted);
+        both_paths(inserted, changed);
+      }
+    }
+    both_paths(U"aaaa", U"aaaaaa");  // prefix and suffix overlap
+    both_paths(U"abababab", U"babababa");
+    both_paths(U"\u00E9t\u00E9 \u6570\u636E \U0001F600", U"\u00E9t\u00E9 \u6570 \U0001F600");
+    both_paths(U"\U0001F600\U0001F600\U0001F600", U"\U0001F600\U0001F601\U0001F600");
+  }
+
+  TEST_CASE("similarity: token scorers equal the plain construction on both paths") {
+    // ASCII inputs are tokenized as bytes, others as code points; long token lists are
+    // deduplicated through a hash set and tokens sorted by an 8-byte key first. Vocabulary
+    // words share their first 8 bytes, and lists run from 0 to 400 tokens.
+    string_source source(2611);
+    for (int round = 0; round < 120; ++round) {
+      const std::size_t words = round < 60 ? source.below(12) : source.below(400);
+      const std::string a8 = ascii_words(source, words);
+      const std::string b8 = round % 4 == 0 ? ascii_words(source, source.below(words + 3))
+                                            : ascii_words(source, words);
+      // The same text with a multi-byte token: the code point path.
+      const std::string wa8 = a8 + " \xC3\xA9t\xC3\xA9";
+      const std::string wb8 = b8 + " \xF0\x9F\x98\x80";
+      CAPTURE(a8);
+      CAPTURE(b8);
+      const auto check_pair = [](const std::string& x8, const std::string& y8) {
+        const std::u32string x = loopguard::utf8::decode(x8);
+        const std::u32string y = loopguard::utf8::decode(y8);
+        const double sort_expected = reference_token_sort(x, y);
+        const double set_expected = reference_token_set(x, y);
+        REQUIRE(sim::token_sort_ratio(std::string_view(x8), std::string_view(y8)) ==
+                doctest::Approx(sort_expected).epsilon(1e-12));
+        REQUIRE(sim::token_sort_ratio(x, y) == doctest::Approx(sort_expected).epsilon(1e-12));
+        REQUIRE(sim::token_set_ratio(std::string_view(x8), std::string_view(y8)) ==
+                doctest::Approx(set_expected).epsilon(1e-12));
+        REQUIRE(sim::token_set_ratio(x, y) == doctest::Approx(set_expected).epsilon(1e-12));
+        // Byte and code point paths give the very same double.
+        REQUIRE(sim::token_sort_ratio(std::string_view(x8), std::string_view(y8)) ==
+                sim::token_sort_ratio(x, y));
+        REQUIRE(sim::token_set_ratio(std::string_view(x8), std::string_view(y8)) ==
+                sim::token_set_ratio(x, y));
+      };
+      check_pair(a8, b8);
+      check_pair(wa8, wb8);
+      check_pair(a8, wb8);
+    }
+    // Tokens equal in their first 8 bytes, and a NUL byte (not whitespace) inside a token.
+    CHECK(sim::token_sort_ratio(std::string_view("abcdefghB abcdefghA"),
+                                std::string_view("abcdefghA abcdefghB")) == 100.0);
+    const std::string with_nul("ab\0c ab", 7);
+    CHECK(sim::token_sort_ratio(std::string_view(with_nul), std::string_view("ab ab\0c", 7)) ==
+          100.0);
   }
 
   TEST_CASE("similarity: token_sort_ratio ignores token order and whitespace runs") {

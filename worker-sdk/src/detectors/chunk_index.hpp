@@ -14,15 +14,15 @@ namespace loopguard::sdk {
 // occurrences when they lie at most `max_distance` bytes apart on average: exactly the windows
 // and positions an index of every window at every offset would give (gemini-cli's algorithm).
 //
-// Only a sample of positions is indexed. Each window is covered by w = chunk - q + 1 hashes of
-// q-byte grams (q = chunk / 2 + 1); the sample is the smallest of them (the rightmost on a
-// tie), the window's fingerprint (winnowing, Schleimer et al. 2003). Equal windows have equal
-// grams, so every occurrence of a window has its fingerprint at the same offset: a window can
-// only repeat where its fingerprint did, as often and as close. A fingerprint seen fewer times
-// than `occurrences`, or too far apart, rules its windows out; only windows whose fingerprint
-// passes are compared byte by byte with the earlier occurrences the fingerprint points at.
-// Adjacent windows mostly share their fingerprint, so about 2 / (w + 1) of the positions are
-// indexed (8% for chunks of 50 bytes).
+// Only a sample of positions is indexed (winnowing, Schleimer et al. 2003). Each window holds
+// w = chunk - q + 1 grams of q = min(chunk / 2 + 1, 32) bytes; its fingerprint is the gram with
+// the smallest hash (buzhash), the rightmost on a tie. Equal windows have equal grams, so every
+// occurrence of a window has its fingerprint at the same offset: a window can only repeat where
+// its fingerprint did, as often and as close. A fingerprint seen fewer than `occurrences` times,
+// or too far apart, rules its windows out; the others are compared byte by byte with the earlier
+// windows the fingerprint's entries point at. Adjacent windows mostly share their fingerprint,
+// so about 2 / (w + 1) of the positions are indexed (8% for chunks of 50 bytes). `chunk` >= 1
+// (the configuration allows 4 to 1000).
 class chunk_index {
  public:
   chunk_index(std::size_t chunk, std::size_t occurrences, std::uint32_t max_distance);
@@ -32,9 +32,9 @@ class chunk_index {
 
   // Indexes the windows of `text` from `indexed()` on, stopping after the first one that has
   // `occurrences` occurrences close enough; returns their positions, newest first (the window's
-  // own first), valid until the next call. Empty when every whole window was indexed without
-  // one. `text` is the same text as at the previous calls, possibly longer; it must stay under
-  // UINT32_MAX bytes.
+  // own first), valid until the next call or clear(). Empty when every whole window was indexed
+  // without one. `text` is the same text as at the previous calls, possibly longer; it must stay
+  // under UINT32_MAX bytes.
   std::span<const std::uint32_t> advance(std::string_view text);
 
   std::size_t indexed() const { return indexed_; }

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <span>
 
 #include "content_loop.hpp"
 #include "loopguard/utf8.hpp"
@@ -56,20 +57,9 @@ bool is_fence(std::string_view head) {
 
 }  // namespace
 
-namespace {
-constexpr std::uint64_t kBase = 1099511628211ULL;  // odd multiplier of the rolling hash
-}  // namespace
-
 void content_loop_detector::reset_tracking() {
   history_.clear();
-  prev_.clear();
-  count_.clear();
-  scanned_ = 0;
-  rolling_pos_ = kNoPos;
-  if (++generation_ == 0) {  // wrapped: really clear once every 65535 resets
-    std::fill(table_.begin(), table_.end(), slot{});
-    generation_ = 1;
-  }
+  index_.clear();
 }
 
 void content_loop_detector::reset() {
@@ -189,13 +179,6 @@ std::optional<finding> content_loop_detector::decide_line(std::size_t event_inde
 
 std::optional<finding> content_loop_detector::append(std::string_view text,
                                                      std::size_t event_index) {
-  if (table_.empty()) {
-    std::size_t size = 1024;
-    while (size < std::size_t{rule_.max_history} + std::size_t{rule_.max_history} / 2) size *= 2;
-    table_.assign(size, slot{});
-    top_power_ = 1;
-    for (std::uint32_t k = 1; k < rule_.chunk_size; ++k) top_power_ *= kBase;
-  }
   // Everything below happens at positions fixed by the text alone (the history is trimmed when
   // it is exactly full, tracking restarts right after a detected chunk), so the outcome never
   // depends on how the stream was cut into pieces.
@@ -219,62 +202,11 @@ std::optional<finding> content_loop_detector::append(std::string_view text,
   return out;
 }
 
-std::optional<finding> content_loop_detector::scan() {
-  const std::size_t n = rule_.chunk_size;
-  std::optional<finding> out;
-  while (scanned_ + n <= history_.size()) {
-    const std::size_t pos = scanned_;
-    const auto byte = [&](std::size_t k) {
-      return static_cast<std::uint64_t>(static_cast<unsigned char>(history_[k]));
-    };
-    if (rolling_pos_ != kNoPos && rolling_pos_ + 1 == pos) {
-      rolling_ = (rolling_ - top_power_ * byte(pos - 1)) * kBase + byte(pos + n - 1);
-    } else if (rolling_pos_ != pos) {
-      rolling_ = 0;
-      for (std::size_t k = 0; k < n; ++k) rolling_ = rolling_ * kBase + byte(pos + k);
-    }
-    rolling_pos_ = pos;
-    if (pos + n < history_.size()) {
-      // The next chunk's slot is a random place in the table: fetch it while this one is done.
-      const std::uint64_t next = (rolling_ - top_power_ * byte(pos)) * kBase + byte(pos + n);
-      __builtin_prefetch(&table_[slot_index(next)]);
-    }
-    auto f = index_chunk(pos);
-    ++scanned_;
-    if (f) {
-      // Tracking restarts right after the detected chunk, with the text that follows it.
-      std::string rest = history_.substr(pos + n);
-      reset_tracking();
-      history_ = std::move(rest);
-      out = std::move(f);
-    }
-  }
-  return out;
-}
-
-std::size_t content_loop_detector::slot_index(std::uint64_t hash) const {
-  return static_cast<std::size_t>((hash * 0x9E3779B97F4A7C15ULL) >> 20) & (table_.size() - 1);
-}
-
-// The chunk's slot: the one holding it, or an empty one now claimed for it.
-content_loop_detector::slot& content_loop_detector::slot_for(std::string_view chunk) {
-  const std::size_t mask = table_.size() - 1;
-  const auto tag = static_cast<std::uint16_t>((rolling_ * 0x9E3779B97F4A7C15ULL) >> 48);
-  for (std::size_t i = slot_index(rolling_);; i = (i + 1) & mask) {
-    slot& t = table_[i];
-    if (t.generation != generation_) {
-      t = slot{tag, generation_, kNone};
-      return t;
-    }
-    if (t.tag == tag && std::string_view(history_).substr(t.last, chunk.size()) == chunk) return t;
-  }
-}
-
 namespace {
 
 // A real loop repeats a few periods; a list with a shared prefix has a different one each time.
 // `where`: the last k occurrences of a chunk, newest first.
-bool few_periods(std::string_view history, const std::vector<std::uint32_t>& where, std::size_t k) {
+bool few_periods(std::string_view history, std::span<const std::uint32_t> where, std::size_t k) {
   std::vector<std::string_view> periods;
   for (std::size_t j = where.size() - 1; j > 0; --j) {
     const std::string_view period = history.substr(where[j], where[j - 1] - where[j]);
@@ -287,34 +219,30 @@ bool few_periods(std::string_view history, const std::vector<std::uint32_t>& whe
 
 }  // namespace
 
-std::optional<finding> content_loop_detector::index_chunk(std::size_t pos) {
-  const std::string_view chunk = std::string_view(history_).substr(pos, rule_.chunk_size);
-  slot& s = slot_for(chunk);
-  const std::uint32_t before = s.last;
-  prev_.push_back(before);
-  count_.push_back(before == kNone ? 1 : count_[before] + 1);
-  s.last = static_cast<std::uint32_t>(pos);
-  const std::size_t k = rule_.occurrences;
-  if (count_.back() < k) return std::nullopt;
-  // The last k occurrences, newest first.
-  std::vector<std::uint32_t> where;
-  where.reserve(k);
-  for (std::uint32_t p = s.last; p != kNone && where.size() < k; p = prev_[p]) {
-    where.push_back(p);
+// Every chunk at every offset, in order, through the index; the first one seen `occurrences`
+// times close together, with few periods, is a loop.
+std::optional<finding> content_loop_detector::scan() {
+  std::optional<finding> out;
+  for (auto where = index_.advance(history_); !where.empty(); where = index_.advance(history_)) {
+    const std::size_t k = rule_.occurrences;
+    if (!few_periods(history_, where, k)) continue;
+    const std::size_t pos = where.front();
+    const std::string_view chunk = std::string_view(history_).substr(pos, rule_.chunk_size);
+    ++detections_;
+    finding f;
+    f.detector = detector_id::content;
+    f.identity = identity_of(fixed_loop::repeating_text);
+    f.count = detections_;
+    f.steps = rule_.steps;
+    f.confidence = 0.9;
+    f.detail = std::string(utf8::whole_code_points(chunk));  // the chunk starts at any byte
+    // Tracking restarts right after the detected chunk, with the text that follows it.
+    std::string rest = history_.substr(pos + rule_.chunk_size);
+    reset_tracking();
+    history_ = std::move(rest);
+    out = std::move(f);
   }
-  if (where.size() < k) return std::nullopt;
-  const double avg = static_cast<double>(where.front() - where.back()) / static_cast<double>(k - 1);
-  if (avg > static_cast<double>(rule_.max_distance)) return std::nullopt;
-  if (!few_periods(history_, where, k)) return std::nullopt;
-  ++detections_;
-  finding f;
-  f.detector = detector_id::content;
-  f.identity = identity_of(fixed_loop::repeating_text);
-  f.count = detections_;
-  f.steps = rule_.steps;
-  f.confidence = 0.9;
-  f.detail = std::string(utf8::whole_code_points(chunk));  // the chunk starts at any byte
-  return f;
+  return out;
 }
 
 }  // namespace loopguard::sdk

@@ -543,7 +543,7 @@ struct ExecutionEconomicsManager::impl : run_state {
 
   // A user message or a resume: an event of its own, judged only by the limits (and carrying a
   // swarm nudge that is waiting).
-  verdict outside_event(bool resume, std::string_view content) {
+  verdict outside_event(bool resume, std::string_view text) {
     const std::size_t index = begin_event();
     ++(resume ? stats.resumes : stats.user_messages);
     if (sink) pending.on_text(index);
@@ -556,7 +556,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     if (resume) judge.clear_streak();
     std::vector<finding> findings;
     add_limits(findings, index);
-    note(index, resume ? "resume" : "user", {}, content);
+    note(index, resume ? "resume" : "user", {}, text);
     maybe_judge(findings, index);
     return decide(findings, index, false);
   }

@@ -94,6 +94,14 @@ void checkpointer::run() {
 bool checkpointer::checkpoint_once(bool final) {
   const auto t0 = std::chrono::steady_clock::now();
   const group_committer::outcome o = committer_.commit_once(final);
+  if (o.began_rows) {
+    logs::emit(spdlog::level::info, "compaction_began",
+               "compaction began: " + std::to_string(*o.began_rows) +
+                   " changed fingerprints taken in " + std::to_string(o.take_seconds * 1e3) +
+                   " ms under the state lock; written in chunks beside the group commits",
+               {{"rows", std::to_string(*o.began_rows)},
+                {"take_ms", std::to_string(o.take_seconds * 1e3)}});
+  }
   if (!o.result.ok()) {
     ++metrics_.checkpoint_failures;
     metrics_.durable_failing(o.result.message());
@@ -107,7 +115,15 @@ bool checkpointer::checkpoint_once(bool final) {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
     metrics_.durable_ok();
     metrics_.observe_checkpoint(took.count(), o.rows);
-    if (o.compacted) ++metrics_.compactions;
+    if (o.compacted) {
+      ++metrics_.compactions;
+      if (!final) {
+        logs::emit(spdlog::level::info, "compaction_current",
+                   "compaction current after " + std::to_string(o.compaction_commits) +
+                       " group commits; its staged rows are folded in chunks next",
+                   {{"commits", std::to_string(o.compaction_commits)}});
+      }
+    }
   }
   if (on_durable_) on_durable_(o.epoch);
   return true;

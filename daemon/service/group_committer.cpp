@@ -1,6 +1,7 @@
 #include "service/group_committer.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <span>
 
 namespace loopguard::daemon {
@@ -70,6 +71,7 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
     case compaction_step::kind::flip:
       o.rows += rows_.swarms.size() + rows_.workers.size() + rows_.cleared_swarms.size();
       o.compacted = true;
+      o.compaction_commits = commits_;
       rows_ = {};
       cursor_ = 0;
       boundary_.reset();
@@ -95,12 +97,16 @@ group_committer::outcome group_committer::commit_once(bool final) {
   } else if (phase_ == phase::idle && !has_failed_ && service_.log_bytes() >= compact_log_bytes_) {
     const result<std::int64_t> current = store_.generation();
     if (current.has_value()) {
+      const auto t0 = std::chrono::steady_clock::now();
       staged_take t = service_.take_staged_checkpoint();
+      o.take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      o.began_rows = t.rows.fingerprints.size() + t.rows.erased.size();
+      commits_ = 0;
       c = std::move(t.commit);
       rows_ = std::move(t.rows);
       cursor_ = 0;
       boundary_.reset();
-      generation_ = *current + 1;
+      generation_ = current.value() + 1;
       phase_ = phase::stage;
     } else {
       c = service_.take_checkpoint(false);  // tried again at the next commit
@@ -131,6 +137,7 @@ group_committer::outcome group_committer::commit_once(bool final) {
     o.compacted = true;
     phase_ = phase::idle;  // the whole compaction folded every staged row
   } else {
+    ++commits_;
     advance(step, out, o);
   }
   service_.mark_durable(c);

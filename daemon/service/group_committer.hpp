@@ -40,6 +40,11 @@ class group_committer {
     bool wrote = false;       // a transaction was written (false: nothing to write)
     bool compacted = false;   // a compaction became current (a flip, or the final one)
     std::size_t rows = 0;     // rows and records written (for the metrics)
+    // A compaction began with this commit: the rows it took and how long the take held the
+    // state's lock (docs/storage.md, "The change set is taken in one hold of the lock").
+    std::optional<std::size_t> began_rows;
+    double take_seconds = 0;
+    std::size_t compaction_commits = 0;  // with `compacted` (a flip): the commits it took
   };
   // One group commit, carrying one step of the compaction in progress. `final`: the last one
   // (a clean stop), a whole compaction that also covers a compaction in progress.
@@ -63,6 +68,7 @@ class group_committer {
   std::size_t cursor_ = 0;     // rows_ staged so far: erased first, then fingerprints
   std::optional<std::int64_t> boundary_;  // the id of the last log record rows_ covers
   std::int64_t generation_ = 0;           // of the staged rows
+  std::size_t commits_ = 0;               // commits since the compaction began
   checkpoint failed_;                     // a checkpoint that failed, retried with the next one
   bool has_failed_ = false;
 };

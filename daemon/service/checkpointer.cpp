@@ -97,8 +97,10 @@ bool checkpointer::checkpoint_once(bool final) {
   if (o.began_rows) {
     logs::emit(spdlog::level::info, "compaction_began",
                "compaction began: " + std::to_string(*o.began_rows) +
-                   " changed fingerprints taken in " + std::to_string(o.take_seconds * 1e3) +
-                   " ms under the state lock; written in chunks beside the group commits",
+                   " changed fingerprints taken in parts (the last part, with the log record "
+                   "it covers, held the state lock " +
+                   std::to_string(o.take_seconds * 1e3) +
+                   " ms); written in chunks beside the group commits",
                {{"rows", std::to_string(*o.began_rows)},
                 {"take_ms", std::to_string(o.take_seconds * 1e3)}});
   }

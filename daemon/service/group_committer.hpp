@@ -5,8 +5,11 @@
 //
 //   fold   staged rows left by the previous compaction (or by one a crash cut short) are moved
 //          into the rows, `chunk_rows` per commit, until none is left;
-//   idle   until the log written since the last compaction reaches `compact_log_bytes`; then
-//          the change set is taken together with the log record it covers (its boundary);
+//   idle   until the log written since the last compaction reaches `compact_log_bytes`;
+//   take   the changed rows are taken in parts, `4 * chunk_rows` per hold of the state's lock,
+//          one part per commit, until a part comes back short; then the last part is taken
+//          together with the log record it covers (its boundary): a row taken in an earlier
+//          part and changed since is changed again, so it is in a later part;
 //   stage  the changed rows are written to the staged table of the next generation,
 //          `chunk_rows` per commit;
 //   flip   one commit writes the swarm and worker rows, makes the new generation current and
@@ -21,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "service/swarm_service.hpp"
 #include "store/checkpoint_store.hpp"
@@ -30,9 +34,11 @@ namespace loopguard::daemon {
 class group_committer {
  public:
   static constexpr std::size_t kChunkRows = 1024;
+  // Then the last part is taken anyway (ingest changing rows faster than parts take them).
+  static constexpr std::size_t kMaxParts = 256;
 
   group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
-                  std::size_t chunk_rows = kChunkRows);
+                  std::size_t chunk_rows = kChunkRows, std::size_t max_parts = kMaxParts);
 
   struct outcome {
     status result;            // ok, or why the commit failed (it is retried with the next)
@@ -54,19 +60,24 @@ class group_committer {
   bool compacting() const { return phase_ != phase::idle; }
 
  private:
-  enum class phase : std::uint8_t { fold, idle, stage, flip };
+  enum class phase : std::uint8_t { fold, idle, take, stage, flip };
   compaction_step next_step();
   void advance(const compaction_step& step, const commit_outcome& out, outcome& o);
-  std::size_t staged_total() const { return rows_.erased.size() + rows_.fingerprints.size(); }
+  // A part's rows of a swarm completed in a later part are dropped; the flip's rows gathered.
+  void prepare_parts();
+  void reset_job();
 
   swarm_service& service_;
   checkpoint_store& store_;
   std::size_t compact_log_bytes_;
   std::size_t chunk_rows_;
-  phase phase_ = phase::fold;  // at start the store may hold staged rows: fold them first
-  state_changes rows_;         // the compaction's change set (stage, flip)
-  std::size_t cursor_ = 0;     // rows_ staged so far: erased first, then fingerprints
-  std::optional<std::int64_t> boundary_;  // the id of the last log record rows_ covers
+  std::size_t max_parts_;
+  phase phase_ = phase::fold;          // at start the store may hold staged rows: fold them first
+  std::vector<state_changes> parts_;   // the change set, in the order taken (take, stage)
+  state_changes flip_rows_;            // every part's completions, the swarm and worker rows
+  std::size_t part_ = 0, offset_ = 0;  // staged so far: parts before part_, offset_ rows of it
+  std::size_t rows_taken_ = 0;
+  std::optional<std::int64_t> boundary_;  // the id of the last log record the parts cover
   std::int64_t generation_ = 0;           // of the staged rows
   std::size_t commits_ = 0;               // commits since the compaction began
   checkpoint failed_;                     // a checkpoint that failed, retried with the next one

@@ -313,6 +313,11 @@ staged_take swarm_service::take_staged_checkpoint() {
   return t;
 }
 
+state_changes swarm_service::take_rows(std::size_t limit) {
+  std::lock_guard lock(mu_);
+  return state_.take_changes_part(limit);
+}
+
 void swarm_service::mark_durable(const checkpoint& c) {
   std::lock_guard lock(mu_);
   ledger_.mark_durable(c.sequences);

@@ -104,6 +104,9 @@ class swarm_service {
   // For a compaction in chunks: a log-append checkpoint, plus the change set that covers every
   // operation up to and including its record (docs/storage.md, "Compaction in chunks").
   staged_take take_staged_checkpoint();
+  // Before that, in bounded holds of the lock: up to `limit` changed rows (and the completions
+  // since the last call), shared_economics_state::take_changes_part.
+  state_changes take_rows(std::size_t limit);
   // Log bytes written (or restored) since the last compaction was taken.
   std::size_t log_bytes() const;
   void mark_durable(const checkpoint& c);

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace loopguard::daemon {
@@ -418,6 +419,9 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
 
 sqlite_checkpoint_store::overlay sqlite_checkpoint_store::load_overlay() {
   overlay over;
+  // A fingerprint may be staged more than once (taken in two parts): the latest, by id, wins.
+  std::unordered_map<std::string, std::size_t> at;  // key -> index in over.rows
+  std::vector<bool> erased;                         // per over.rows: a later erasure
   SQLite::Statement st(impl_->db,
                        "SELECT swarm, kind, fp, data FROM staged WHERE generation = "
                        "(SELECT generation FROM compaction WHERE id = 0) ORDER BY id");
@@ -425,9 +429,18 @@ sqlite_checkpoint_store::overlay sqlite_checkpoint_store::load_overlay() {
     const std::string swarm = st.getColumn(0).getString();
     const std::int64_t kind = st.getColumn(1).getInt64();
     const std::int64_t fp = st.getColumn(2).getInt64();
-    over.keys.insert(overlay_key(swarm, kind, fp));
-    if (st.getColumn(3).isNull()) continue;  // an erasure
-    fingerprint_row& r = over.rows.emplace_back();
+    std::string key = overlay_key(swarm, kind, fp);
+    over.keys.insert(key);
+    const auto [it, fresh] = at.try_emplace(std::move(key), over.rows.size());
+    if (fresh) {
+      over.rows.emplace_back();
+      erased.push_back(false);
+    }
+    const bool gone = st.getColumn(3).isNull();
+    erased[it->second] = gone;
+    if (gone) continue;
+    fingerprint_row& r = over.rows[it->second];
+    r = {};
     r.swarm = swarm;
     r.key.kind = kind == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
     r.key.value = as_uint(fp);
@@ -435,6 +448,13 @@ sqlite_checkpoint_store::overlay sqlite_checkpoint_store::load_overlay() {
       throw std::runtime_error("a staged fingerprint row has a malformed data blob");
     }
   }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < over.rows.size(); ++i) {
+    if (erased[i]) continue;
+    if (kept != i) over.rows[kept] = std::move(over.rows[i]);  // never a self-move
+    ++kept;
+  }
+  over.rows.resize(kept);
   return over;
 }
 

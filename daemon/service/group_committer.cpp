@@ -153,59 +153,67 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
   }
 }
 
+checkpoint group_committer::take_final() {
+  // One whole compaction, so that a clean restart loads rows and replays nothing. A compaction
+  // in chunks not yet current is folded into it: its parts were taken first.
+  checkpoint c = service_.take_checkpoint(true);
+  if (phase_ == phase::take || phase_ == phase::stage || phase_ == phase::flip) {
+    std::vector<state_changes> all;
+    if (phase_ != phase::take) {
+      // Prepared already: the flip's rows go first (their completions were applied to the
+      // parts), as a part of their own.
+      all.push_back(std::move(flip_rows_));
+      flip_rows_ = {};
+    }
+    for (auto& p : parts_) all.push_back(std::move(p));
+    all.push_back(std::move(c.state));
+    parts_ = std::move(all);
+    prepare_parts();
+    c.state = flatten(parts_);
+    c.state.cleared_swarms = std::move(flip_rows_.cleared_swarms);
+    c.state.swarms = std::move(flip_rows_.swarms);
+    c.state.workers = std::move(flip_rows_.workers);
+  }
+  reset_job();
+  return c;
+}
+
+checkpoint group_committer::take_part(outcome& o) {
+  const std::size_t limit = 4 * chunk_rows_;
+  const auto t0 = std::chrono::steady_clock::now();
+  state_changes part = service_.take_rows(limit);
+  const bool last = rows_in(part) < limit || parts_.size() + 1 >= max_parts_;
+  rows_taken_ += rows_in(part);
+  parts_.push_back(std::move(part));
+  const result<std::int64_t> current = last ? store_.generation() : result<std::int64_t>(0);
+  if (!last || !current.has_value()) {
+    return service_.take_checkpoint(false);  // the next part at the next commit
+  }
+  staged_take t = service_.take_staged_checkpoint();
+  o.take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rows_taken_ += rows_in(t.rows);
+  parts_.push_back(std::move(t.rows));
+  o.began_rows = rows_taken_;
+  generation_ = current.value() + 1;
+  prepare_parts();
+  phase_ = phase::stage;
+  return std::move(t.commit);
+}
+
 group_committer::outcome group_committer::commit_once(bool final) {
   outcome o;
-  checkpoint c;
-  if (final) {
-    // One whole compaction, so that a clean restart loads rows and replays nothing. A
-    // compaction in chunks not yet current is folded into it: its parts were taken first.
-    c = service_.take_checkpoint(true);
-    if (phase_ == phase::take || phase_ == phase::stage || phase_ == phase::flip) {
-      std::vector<state_changes> all;
-      if (phase_ != phase::take) {
-        // Prepared already: the flip's rows go first (their completions were applied to the
-        // parts), as a part of their own.
-        all.push_back(std::move(flip_rows_));
-        flip_rows_ = {};
-      }
-      for (auto& p : parts_) all.push_back(std::move(p));
-      all.push_back(std::move(c.state));
-      parts_ = std::move(all);
-      prepare_parts();
-      c.state = flatten(parts_);
-      c.state.cleared_swarms = std::move(flip_rows_.cleared_swarms);
-      c.state.swarms = std::move(flip_rows_.swarms);
-      c.state.workers = std::move(flip_rows_.workers);
-    }
-    reset_job();
-  } else if (phase_ == phase::idle && !has_failed_ && service_.log_bytes() > 0 &&
-             service_.log_bytes() >= compact_log_bytes_) {
+  if (!final && phase_ == phase::idle && !has_failed_ && service_.log_bytes() > 0 &&
+      service_.log_bytes() >= compact_log_bytes_) {
     reset_job();
     phase_ = phase::take;
     commits_ = 0;
   }
-  if (!final && phase_ == phase::take) {
-    const std::size_t limit = 4 * chunk_rows_;
-    const auto t0 = std::chrono::steady_clock::now();
-    state_changes part = service_.take_rows(limit);
-    const bool last = rows_in(part) < limit || parts_.size() + 1 >= max_parts_;
-    rows_taken_ += rows_in(part);
-    parts_.push_back(std::move(part));
-    const result<std::int64_t> current = last ? store_.generation() : result<std::int64_t>(0);
-    if (last && current.has_value()) {
-      staged_take t = service_.take_staged_checkpoint();
-      o.take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      c = std::move(t.commit);
-      rows_taken_ += rows_in(t.rows);
-      parts_.push_back(std::move(t.rows));
-      o.began_rows = rows_taken_;
-      generation_ = current.value() + 1;
-      prepare_parts();
-      phase_ = phase::stage;
-    } else {
-      c = service_.take_checkpoint(false);  // the next part at the next commit
-    }
-  } else if (!final) {
+  checkpoint c;
+  if (final) {
+    c = take_final();
+  } else if (phase_ == phase::take) {
+    c = take_part(o);
+  } else {
     c = service_.take_checkpoint(false);
   }
   if (has_failed_) {

@@ -65,6 +65,9 @@ class group_committer {
   void advance(const compaction_step& step, const commit_outcome& out, outcome& o);
   // A part's rows of a swarm completed in a later part are dropped; the flip's rows gathered.
   void prepare_parts();
+  checkpoint take_final();           // the final commit's whole compaction
+  checkpoint take_part(outcome& o);  // a commit of the take phase
+
   void reset_job();
 
   swarm_service& service_;

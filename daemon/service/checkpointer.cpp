@@ -6,13 +6,13 @@ namespace loopguard::daemon {
 
 checkpointer::checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
                            std::chrono::milliseconds interval, durable_fn on_durable,
-                           std::size_t compact_log_bytes)
+                           std::size_t compact_log_bytes, std::size_t chunk_rows)
     : service_(service),
       store_(store),
       metrics_(metrics),
       interval_(interval),
       on_durable_(std::move(on_durable)),
-      compact_log_bytes_(compact_log_bytes) {}
+      committer_(service, store, compact_log_bytes, chunk_rows) {}
 
 checkpointer::~checkpointer() {
   stop();
@@ -74,7 +74,9 @@ void checkpointer::run() {
     bool stopping = false;
     {
       std::unique_lock lock(mu_);
-      cv_.wait_for(lock, interval_, [&] { return stop_ || nudged_; });
+      // A compaction in progress takes its next step at once: each step is a bounded chunk.
+      const auto wait = committer_.compacting() ? std::chrono::milliseconds(0) : interval_;
+      cv_.wait_for(lock, wait, [&] { return stop_ || nudged_; });
       nudged_ = false;
       stopping = stop_;
     }
@@ -90,37 +92,42 @@ void checkpointer::run() {
 }
 
 bool checkpointer::checkpoint_once(bool final) {
-  // The final checkpoint compacts so that a clean restart loads rows and replays nothing.
-  const bool compact = final || service_.log_bytes() >= compact_log_bytes_;
-  checkpoint c = service_.take_checkpoint(compact);
-  if (has_failed_) {
-    failed_.merge_newer(std::move(c));
-    c = std::move(failed_);
-    failed_ = {};
-    has_failed_ = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  const group_committer::outcome o = committer_.commit_once(final);
+  if (o.began_rows) {
+    logs::emit(spdlog::level::info, "compaction_began",
+               "compaction began: " + std::to_string(*o.began_rows) +
+                   " changed fingerprints taken in parts (the last part, with the log record "
+                   "it covers, held the state lock " +
+                   std::to_string(o.take_seconds * 1e3) +
+                   " ms); written in chunks beside the group commits",
+               {{"rows", std::to_string(*o.began_rows)},
+                {"take_ms", std::to_string(o.take_seconds * 1e3)}});
   }
-  if (!c.empty()) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const status s = write_checkpoint(store_, c);
+  if (!o.result.ok()) {
+    ++metrics_.checkpoint_failures;
+    metrics_.durable_failing(o.result.message());
+    logs::emit(spdlog::level::err, "checkpoint_failed",
+               "checkpoint failed; acks wait and the daemon retries (check the disk holding "
+               "the database)",
+               {{"error", o.result.message()}});
+    return false;
+  }
+  if (o.wrote) {
     const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
-    if (!s.ok()) {
-      ++metrics_.checkpoint_failures;
-      metrics_.durable_failing(s.message());
-      logs::emit(spdlog::level::err, "checkpoint_failed",
-                 "checkpoint failed; acks wait and the daemon retries (check the disk holding "
-                 "the database)",
-                 {{"error", s.message()}});
-      failed_ = std::move(c);
-      has_failed_ = true;
-      return false;
-    }
     metrics_.durable_ok();
-    metrics_.observe_checkpoint(took.count(),
-                                c.state.fingerprints.size() + c.log.size() + c.sequences.size());
-    if (c.compact) ++metrics_.compactions;
-    service_.mark_durable(c);
+    metrics_.observe_checkpoint(took.count(), o.rows);
+    if (o.compacted) {
+      ++metrics_.compactions;
+      if (!final) {
+        logs::emit(spdlog::level::info, "compaction_current",
+                   "compaction current after " + std::to_string(o.compaction_commits) +
+                       " group commits; its staged rows are folded in chunks next",
+                   {{"commits", std::to_string(o.compaction_commits)}});
+      }
+    }
   }
-  if (on_durable_) on_durable_(c.epoch);
+  if (on_durable_) on_durable_(o.epoch);
   return true;
 }
 

@@ -3,11 +3,11 @@
 // durable. It commits as soon as there is work waiting for an ack (a session calls nudge())
 // and the previous commit has finished, so at low load a batch gets its own commit and under
 // load every batch that arrived during one commit shares the next; `interval` only bounds the
-// wait when nothing nudges (work no ack waits for). Once the log holds
-// `compact_log_bytes` since the last compaction, and at the final checkpoint, it compacts
-// instead: writes the rows changed since then and truncates the log (docs/storage.md). A
-// failed checkpoint is kept and retried with the next one; nothing is acknowledged until it
-// commits.
+// wait when nothing nudges (work no ack waits for). Once the log holds `compact_log_bytes`
+// since the last compaction it compacts in chunks beside the group commits (group_committer:
+// one bounded step per commit, so acks never wait for a whole compaction), and the final
+// checkpoint is one whole compaction (docs/storage.md). A failed checkpoint is kept and
+// retried with the next one; nothing is acknowledged until it commits.
 #pragma once
 
 #include <chrono>
@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "service/daemon_metrics.hpp"
+#include "service/group_committer.hpp"
 #include "service/swarm_service.hpp"
 #include "store/checkpoint_store.hpp"
 
@@ -33,7 +34,8 @@ class checkpointer {
 
   checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
                std::chrono::milliseconds interval, durable_fn on_durable,
-               std::size_t compact_log_bytes = kCompactLogBytes);
+               std::size_t compact_log_bytes = kCompactLogBytes,
+               std::size_t chunk_rows = group_committer::kChunkRows);
   ~checkpointer();
   checkpointer(const checkpointer&) = delete;
   checkpointer& operator=(const checkpointer&) = delete;
@@ -62,13 +64,11 @@ class checkpointer {
   daemon_metrics& metrics_;
   std::chrono::milliseconds interval_;
   durable_fn on_durable_;
-  std::size_t compact_log_bytes_;
-  std::mutex mu_;  // guards stop_ and nudged_
+  group_committer committer_;  // used on the thread only
+  std::mutex mu_;              // guards stop_ and nudged_
   std::condition_variable cv_;
   bool stop_ = false;
   bool nudged_ = false;
-  checkpoint failed_;  // a checkpoint that failed, retried with the next one (thread only)
-  bool has_failed_ = false;
   bool last_ok_ = true;
   std::optional<retention_limits> retention_;  // set by retain()
   std::chrono::milliseconds sweep_every_{0};

@@ -316,6 +316,28 @@ checkpoint swarm_service::take_checkpoint(bool compact) {
   return c;
 }
 
+staged_take swarm_service::take_staged_checkpoint() {
+  std::lock_guard lock(mu_);
+  staged_take t;
+  checkpoint& c = t.commit;
+  c.epoch = epoch_++;
+  // The record is written as usual (the old rows plus the whole log must still restore until
+  // the new rows become current); the rows cover it: the log counts from here.
+  if (log_.bytes() > 0) c.log.push_back(log_.take());
+  c.log_mark = c.log.size();
+  log_bytes_ = 0;
+  t.rows = state_.take_changes();
+  c.sequences = ledger_.take_changes();
+  for (auto& row : c.sequences) row.seen = idle_.seen(row.id);
+  c.retention = idle_.take_changes();
+  return t;
+}
+
+state_changes swarm_service::take_rows(std::size_t limit) {
+  std::lock_guard lock(mu_);
+  return state_.take_changes_part(limit);
+}
+
 void swarm_service::mark_durable(const checkpoint& c) {
   std::lock_guard lock(mu_);
   ledger_.mark_durable(c.sequences);

@@ -40,6 +40,14 @@ struct retention_report {
   bool empty() const { return incarnations == 0 && swarms == 0 && forgotten == 0; }
 };
 
+// A compaction in chunks begins (group_committer): a group commit whose log record (marked:
+// checkpoint::log_mark) is the last one `rows` cover, and the rows changed since the last
+// compaction, both taken in one hold of the state's lock.
+struct staged_take {
+  checkpoint commit;
+  state_changes rows;
+};
+
 class swarm_service {
  public:
   // The daemon's wall clock, Unix seconds (retention only; detection runs on event time).
@@ -94,6 +102,12 @@ class swarm_service {
   // For the checkpointer: the log record and sequence numbers since the last call, with its
   // epoch; with `compact`, the rows changed since the last compaction instead of the record.
   checkpoint take_checkpoint(bool compact = false);
+  // For a compaction in chunks: a log-append checkpoint, plus the change set that covers every
+  // operation up to and including its record (docs/storage.md, "Compaction in chunks").
+  staged_take take_staged_checkpoint();
+  // Before that, in bounded holds of the lock: up to `limit` changed rows (and the completions
+  // since the last call), shared_economics_state::take_changes_part.
+  state_changes take_rows(std::size_t limit);
   // Log bytes written (or restored) since the last compaction was taken.
   std::size_t log_bytes() const;
   void mark_durable(const checkpoint& c);

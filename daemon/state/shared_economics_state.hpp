@@ -161,6 +161,11 @@ class shared_economics_state {
   // snapshot, and a restore from one (replacing everything; clears the change set). A
   // restored state lifts verdicts exactly as the state it was taken from would have.
   state_changes take_changes();
+  // Part of take_changes(), for a take in bounded holds of a lock (docs/storage.md, "The change
+  // set is taken in parts"): the swarms completed since the last call and up to `limit`
+  // changed or erased fingerprints, which are then no longer changed (a later change marks
+  // them again). Swarm and worker rows stay for take_changes().
+  state_changes take_changes_part(std::size_t limit);
   state_snapshot snapshot() const;
   // The rows of one swarm (its swarm row, workers and fingerprints); nullopt for an unknown one.
   std::optional<state_snapshot> snapshot(std::string_view swarm) const;

@@ -314,6 +314,25 @@ state_changes shared_economics_state::take_changes() {
   return out;
 }
 
+state_changes shared_economics_state::take_changes_part(std::size_t limit) {
+  state_changes out;
+  out.cleared_swarms = std::move(cleared_);
+  cleared_.clear();
+  for (auto& [name, s] : swarms_) {
+    for (auto it = s.erased.begin(); it != s.erased.end() && out.erased.size() < limit;) {
+      out.erased.push_back({name, *it});
+      it = s.erased.erase(it);
+    }
+    for (auto it = s.changed.begin();
+         it != s.changed.end() && out.erased.size() + out.fingerprints.size() < limit;) {
+      out.fingerprints.push_back({name, *it, s.fingerprints.at(*it).stats});
+      it = s.changed.erase(it);
+    }
+    if (out.erased.size() + out.fingerprints.size() >= limit) break;
+  }
+  return out;
+}
+
 state_snapshot shared_economics_state::snapshot() const {
   state_snapshot out;
   for (const auto& [name, s] : swarms_) {

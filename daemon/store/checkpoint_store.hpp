@@ -4,6 +4,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,8 +32,13 @@ struct checkpoint {
   std::vector<std::string> log;         // event_log records, oldest first (more after a retry)
   std::vector<sequence_row> sequences;  // with their `seen`
   retention_changes retention;          // written after the sequences
+  // A compaction in chunks (group_committer) took its change set with this checkpoint: the
+  // first `*log_mark` records of `log` are the ones its rows cover, and write_checkpoint
+  // reports the id of the last of them (its boundary).
+  std::optional<std::size_t> log_mark;
   bool empty() const {
-    return state.empty() && log.empty() && sequences.empty() && retention.empty();
+    return state.empty() && log.empty() && sequences.empty() && retention.empty() &&
+           !log_mark.has_value();
   }
   // Folds `newer` (taken later) into this failed checkpoint so both commit together.
   void merge_newer(checkpoint&& newer);
@@ -79,13 +86,48 @@ class checkpoint_store {
   virtual status put_swarm_seen(const swarm_seen_row& row) = 0;
   virtual status truncate_log() = 0;  // deletes every log record
   virtual status append_log(std::string_view record) = 0;
+  // Compaction in chunks (schema 5, docs/storage.md "Compaction in chunks"). A staged row or
+  // erasure belongs to a generation; the store's current generation is the last one flipped.
+  virtual result<std::int64_t> log_end() = 0;  // the id of the last log record, 0: none
+  virtual status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) = 0;
+  virtual status stage_erase(std::int64_t generation, const fingerprint_ref& ref) = 0;
+  // Makes `generation` current (its staged rows now overlay the rows) and deletes the log
+  // records up to `boundary`.
+  virtual status flip(std::int64_t generation, std::int64_t boundary) = 0;
+  // Moves up to `limit` staged rows, oldest first, out of the staged table: those of the
+  // current generation into the rows (an erasure deletes the row), others (of a compaction
+  // that never became current) are dropped. Returns how many it moved.
+  virtual result<std::size_t> fold_staged(std::size_t limit) = 0;
+  // The current generation (a read: no transaction needed).
+  virtual result<std::int64_t> generation() = 0;
   virtual status commit() = 0;
   virtual void rollback() noexcept = 0;
 };
 
-// Writes `c` as one transaction: begin; for a compaction truncate the log and the steps in
-// state_changes order; append the log record; the sequences; commit. On any failure rolls back and
-// returns it; the store is then as before.
-status write_checkpoint(checkpoint_store& store, const checkpoint& c);
+// One step of a compaction in chunks (group_committer), written in a group commit's
+// transaction after its records, sequence numbers and retention changes.
+struct compaction_step {
+  enum class kind : std::uint8_t { none, stage, flip, fold };
+  kind what = kind::none;
+  std::int64_t generation = 0;              // stage, flip
+  std::span<const fingerprint_ref> erased;  // stage: staged first
+  std::span<const fingerprint_row> rows;    // stage
+  const state_changes* changes = nullptr;   // flip: its cleared swarms, swarm and worker rows
+  std::int64_t boundary = 0;                // flip: the last log record the rows cover
+  std::size_t limit = 0;                    // fold
+};
+
+// What write_checkpoint learned while writing.
+struct commit_outcome {
+  std::optional<std::int64_t> boundary;  // with c.log_mark: the id of the mark's last record
+  std::size_t folded = 0;                // fold: staged rows moved
+};
+
+// Writes `c` as one transaction: begin; for a compaction fold every staged row, truncate the
+// log and write the steps in state_changes order; append the log records; the sequences; the
+// retention changes; `step`; commit. On any failure rolls back and returns it; the store is
+// then as before.
+status write_checkpoint(checkpoint_store& store, const checkpoint& c,
+                        const compaction_step& step = {}, commit_outcome* out = nullptr);
 
 }  // namespace loopguard::daemon

@@ -11,7 +11,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace loopguard::daemon {
 namespace {
@@ -63,6 +66,19 @@ CREATE TABLE expired_incarnations (
   expired     REAL NOT NULL,
   PRIMARY KEY (swarm, worker, incarnation)
 ) WITHOUT ROWID;
+CREATE TABLE staged (
+  id         INTEGER PRIMARY KEY,
+  generation INTEGER NOT NULL,
+  swarm      TEXT NOT NULL,
+  kind       INTEGER NOT NULL,
+  fp         INTEGER NOT NULL,
+  data       BLOB
+);
+CREATE TABLE compaction (
+  id         INTEGER PRIMARY KEY CHECK (id = 0),
+  generation INTEGER NOT NULL
+);
+INSERT INTO compaction VALUES (0, 0);
 )sql";
 
 // Schema 2 -> 3 (docs/storage.md, "Migrations"): the swarms' cost and hand-off columns, and every
@@ -94,6 +110,24 @@ CREATE TABLE expired_incarnations (
 ) WITHOUT ROWID;
 )sql";
 
+// Schema 4 -> 5 (docs/storage.md, "Migrations"): compaction in chunks. The staged table starts
+// empty and the current generation is 0; no row is rewritten.
+constexpr const char* kMigrate4To5 = R"sql(
+CREATE TABLE staged (
+  id         INTEGER PRIMARY KEY,
+  generation INTEGER NOT NULL,
+  swarm      TEXT NOT NULL,
+  kind       INTEGER NOT NULL,
+  fp         INTEGER NOT NULL,
+  data       BLOB
+);
+CREATE TABLE compaction (
+  id         INTEGER PRIMARY KEY CHECK (id = 0),
+  generation INTEGER NOT NULL
+);
+INSERT INTO compaction VALUES (0, 0);
+)sql";
+
 constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
 constexpr int kLoadCacheKiB = 8 * 1024;  // for loading: it reads every page once
 constexpr int kWalAutocheckpointPages = 16384;
@@ -122,7 +156,8 @@ struct sqlite_checkpoint_store::impl {
   SQLite::Database db;
   std::optional<SQLite::Statement> clear_swarms, clear_workers, clear_fps, put_swarm, put_worker,
       put_fp, erase_fp, put_seq, truncate_log, append_log, erase_seq, put_seen, put_expired,
-      erase_expired, erase_swarm_seen, put_swarm_seen;
+      erase_expired, erase_swarm_seen, put_swarm_seen, log_end, stage, flip_log, flip_generation,
+      fold_select, fold_delete, generation;
   std::string scratch;  // the fingerprint blob being written
   bool in_transaction = false;
 
@@ -149,6 +184,16 @@ struct sqlite_checkpoint_store::impl {
     put_swarm_seen.emplace(db, "INSERT OR REPLACE INTO swarm_seen VALUES (?, ?)");
     truncate_log.emplace(db, "DELETE FROM log");
     append_log.emplace(db, "INSERT INTO log (data) VALUES (?)");
+    log_end.emplace(db, "SELECT coalesce(max(id), 0) FROM log");
+    stage.emplace(db,
+                  "INSERT INTO staged (generation, swarm, kind, fp, data) VALUES (?, ?, ?, ?, ?)");
+    flip_log.emplace(db, "DELETE FROM log WHERE id <= ?");
+    flip_generation.emplace(db, "UPDATE compaction SET generation = ? WHERE id = 0");
+    fold_select.emplace(db,
+                        "SELECT id, generation = (SELECT generation FROM compaction), swarm, kind, "
+                        "fp, data FROM staged ORDER BY id LIMIT ?");
+    fold_delete.emplace(db, "DELETE FROM staged WHERE id <= ?");
+    generation.emplace(db, "SELECT generation FROM compaction WHERE id = 0");
   }
 };
 
@@ -249,6 +294,7 @@ void migrate(SQLite::Database& db, int version) {
   SQLite::Transaction tx(db);
   if (version == 2) db.exec(kMigrate2To3);
   if (version <= 3) db.exec(kMigrate3To4);
+  if (version <= 4) db.exec(kMigrate4To5);
   db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
   tx.commit();
 }
@@ -303,6 +349,22 @@ sqlite_checkpoint_store::~sqlite_checkpoint_store() {
   rollback();
 }
 
+namespace {
+// A fingerprint's identity as one string (swarm, NUL, kind, value), for the overlay's set.
+std::string overlay_key(std::string_view swarm, std::int64_t kind, std::int64_t fp) {
+  std::string k(swarm);
+  k.push_back('\0');
+  k.push_back(static_cast<char>(kind));
+  k.append(reinterpret_cast<const char*>(&fp), sizeof fp);
+  return k;
+}
+}  // namespace
+
+struct sqlite_checkpoint_store::overlay {
+  std::vector<fingerprint_row> rows;     // the current generation's staged rows
+  std::unordered_set<std::string> keys;  // every fingerprint it writes or erases
+};
+
 result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_sink& sink) {
   stored_state out;
   const status s = guarded(path_, "loading the checkpoint", [&] {
@@ -330,7 +392,8 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
                                    static_cast<std::uint32_t>(workers.getColumn(1).getInt64()),
                                    workers.getColumn(2).getString()});
     }
-    load_fingerprints(sink);
+    overlay over = load_overlay();
+    load_fingerprints(sink, over);
     SQLite::Statement log(impl_->db, "SELECT data FROM log ORDER BY id");
     while (log.executeStep()) out.log.emplace_back(blob_of(log.getColumn(0)));
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
@@ -358,9 +421,50 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
   return out;
 }
 
+sqlite_checkpoint_store::overlay sqlite_checkpoint_store::load_overlay() {
+  overlay over;
+  // A fingerprint may be staged more than once (taken in two parts): the latest, by id, wins.
+  std::unordered_map<std::string, std::size_t> at;  // key -> index in over.rows
+  std::vector<bool> erased;                         // per over.rows: a later erasure
+  SQLite::Statement st(impl_->db,
+                       "SELECT swarm, kind, fp, data FROM staged WHERE generation = "
+                       "(SELECT generation FROM compaction WHERE id = 0) ORDER BY id");
+  while (st.executeStep()) {
+    const std::string swarm = st.getColumn(0).getString();
+    const std::int64_t kind = st.getColumn(1).getInt64();
+    const std::int64_t fp = st.getColumn(2).getInt64();
+    std::string key = overlay_key(swarm, kind, fp);
+    over.keys.insert(key);
+    const auto [it, fresh] = at.try_emplace(std::move(key), over.rows.size());
+    if (fresh) {
+      over.rows.emplace_back();
+      erased.push_back(false);
+    }
+    const bool gone = st.getColumn(3).isNull();
+    erased[it->second] = gone;
+    if (gone) continue;
+    fingerprint_row& r = over.rows[it->second];
+    r = {};
+    r.swarm = swarm;
+    r.key.kind = kind == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
+    r.key.value = as_uint(fp);
+    if (!decode_fingerprint(blob_of(st.getColumn(3)), r.stats)) {
+      throw std::runtime_error("a staged fingerprint row has a malformed data blob");
+    }
+  }
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < over.rows.size(); ++i) {
+    if (erased[i]) continue;
+    if (kept != i) over.rows[kept] = std::move(over.rows[i]);  // never a self-move
+    ++kept;
+  }
+  over.rows.resize(kept);
+  return over;
+}
+
 // On the C API: SQLite::Column copies a shared_ptr per column, a cost per row that shows at
 // 1M rows.
-void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink) {
+void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink, overlay& over) {
   sqlite3* db = impl_->db.getHandle();
   sqlite3_stmt* raw = nullptr;
   if (sqlite3_prepare_v2(db, "SELECT swarm, kind, fp, data FROM fingerprints", -1, &raw, nullptr) !=
@@ -380,6 +484,10 @@ void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink) {
   int rc = SQLITE_ROW;
   while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
     if (const auto name = text(0); name != swarm) swarm = name;
+    if (!over.keys.empty() && over.keys.contains(overlay_key(swarm, sqlite3_column_int64(raw, 1),
+                                                             sqlite3_column_int64(raw, 2)))) {
+      continue;  // a staged row of the current generation replaces or erases it
+    }
     fingerprint_row& r = chunk.emplace_back();
     r.swarm = swarm;
     r.key.kind =
@@ -395,6 +503,15 @@ void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink) {
     }
   }
   if (rc != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
+  for (auto& r : over.rows) {
+    chunk.push_back(std::move(r));
+    if (chunk.size() == kLoadChunkRows) {
+      sink(chunk);
+      chunk.clear();
+      chunk.reserve(kLoadChunkRows);
+    }
+  }
+  over.rows.clear();
   if (!chunk.empty()) sink(chunk);
 }
 
@@ -577,6 +694,108 @@ status sqlite_checkpoint_store::append_log(std::string_view record) {
     bind_blob(st, 1, record);
     st.exec();
   });
+}
+
+result<std::int64_t> sqlite_checkpoint_store::log_end() {
+  std::int64_t end = 0;
+  const status s = guarded(path_, "reading the log's end", [&] {
+    auto& st = *impl_->log_end;
+    st.reset();
+    if (st.executeStep()) end = st.getColumn(0).getInt64();
+    st.reset();
+  });
+  if (!s.ok()) return s;
+  return end;
+}
+
+namespace {
+void bind_stage_key(SQLite::Statement& st, std::int64_t generation, const std::string& swarm,
+                    fingerprint_key key) {
+  st.bind(1, generation);
+  st.bind(2, swarm);
+  st.bind(3, static_cast<std::int32_t>(key.kind));
+  st.bind(4, std::bit_cast<std::int64_t>(key.value));
+}
+}  // namespace
+
+status sqlite_checkpoint_store::stage_fingerprint(std::int64_t generation,
+                                                  const fingerprint_row& row) {
+  return guarded(path_, "staging a fingerprint", [&] {
+    auto& st = *impl_->stage;
+    encode_fingerprint(row.stats, impl_->scratch);
+    st.reset();
+    bind_stage_key(st, generation, row.swarm, row.key);
+    bind_blob(st, 5, impl_->scratch);
+    st.exec();
+  });
+}
+
+status sqlite_checkpoint_store::stage_erase(std::int64_t generation, const fingerprint_ref& ref) {
+  return guarded(path_, "staging an erased fingerprint", [&] {
+    auto& st = *impl_->stage;
+    st.reset();
+    bind_stage_key(st, generation, ref.swarm, ref.key);
+    st.bind(5);  // NULL: erased
+    st.exec();
+  });
+}
+
+status sqlite_checkpoint_store::flip(std::int64_t generation, std::int64_t boundary) {
+  return guarded(path_, "making a compaction current", [&] {
+    auto& log = *impl_->flip_log;
+    log.reset();
+    log.bind(1, boundary);
+    log.exec();
+    auto& gen = *impl_->flip_generation;
+    gen.reset();
+    gen.bind(1, generation);
+    if (gen.exec() != 1) throw std::runtime_error("the compaction table has no row");
+  });
+}
+
+result<std::size_t> sqlite_checkpoint_store::fold_staged(std::size_t limit) {
+  std::size_t moved = 0;
+  const status s = guarded(path_, "folding staged rows", [&] {
+    auto& sel = *impl_->fold_select;
+    sel.reset();
+    sel.bind(1, static_cast<std::int64_t>(
+                    std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max())));
+    std::int64_t last = 0;
+    while (sel.executeStep()) {
+      ++moved;
+      last = sel.getColumn(0).getInt64();
+      if (sel.getColumn(1).getInt() == 0) continue;  // never became current: dropped
+      const bool erased = sel.getColumn(5).isNull();
+      auto& st = erased ? *impl_->erase_fp : *impl_->put_fp;
+      st.reset();
+      st.bind(1, sel.getColumn(2).getString());
+      st.bind(2, sel.getColumn(3).getInt());
+      st.bind(3, sel.getColumn(4).getInt64());
+      if (!erased) bind_blob(st, 4, blob_of(sel.getColumn(5)));
+      st.exec();
+    }
+    sel.reset();
+    if (moved == 0) return;
+    auto& del = *impl_->fold_delete;
+    del.reset();
+    del.bind(1, last);
+    del.exec();
+  });
+  if (!s.ok()) return s;
+  return moved;
+}
+
+result<std::int64_t> sqlite_checkpoint_store::generation() {
+  std::int64_t gen = 0;
+  const status s = guarded(path_, "reading the current generation", [&] {
+    auto& st = *impl_->generation;
+    st.reset();
+    if (!st.executeStep()) throw std::runtime_error("the compaction table has no row");
+    gen = st.getColumn(0).getInt64();
+    st.reset();
+  });
+  if (!s.ok()) return s;
+  return gen;
 }
 
 status sqlite_checkpoint_store::commit() {

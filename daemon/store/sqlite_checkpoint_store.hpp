@@ -13,7 +13,7 @@ namespace loopguard::daemon {
 
 class sqlite_checkpoint_store final : public checkpoint_store {
  public:
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
   static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
 
   // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page
@@ -54,6 +54,12 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   status put_swarm_seen(const swarm_seen_row& row) override;
   status truncate_log() override;
   status append_log(std::string_view record) override;
+  result<std::int64_t> log_end() override;
+  status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) override;
+  status stage_erase(std::int64_t generation, const fingerprint_ref& ref) override;
+  status flip(std::int64_t generation, std::int64_t boundary) override;
+  result<std::size_t> fold_staged(std::size_t limit) override;
+  result<std::int64_t> generation() override;
   status commit() override;
   void rollback() noexcept override;
 
@@ -68,7 +74,11 @@ class sqlite_checkpoint_store final : public checkpoint_store {
  private:
   struct impl;
   sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p);
-  void load_fingerprints(const fingerprint_sink& sink);  // throws on a malformed row
+  // Throw on a malformed row. The staged rows of the current generation overlay the rows:
+  // load_overlay() reads them, load_fingerprints() skips the rows they replace or erase.
+  struct overlay;
+  overlay load_overlay();
+  void load_fingerprints(const fingerprint_sink& sink, overlay& over);
   std::string path_;
   std::unique_ptr<impl> impl_;
 };

@@ -341,6 +341,7 @@ int main(int argc, char** argv) {
                      {"events_per_second", static_cast<double>(per * ws.size()) / seconds},
                      {"ack_p50_ms", percentile(lat, 0.5) * 1e3},
                      {"ack_p99_ms", percentile(lat, 0.99) * 1e3},
+                     {"ack_max_ms", percentile(lat, 1.0) * 1e3},
                      {"verdict_all_workers_p50_ms", percentile(verdict_latency, 0.5) * 1e3},
                      {"verdict_all_workers_max_ms", percentile(verdict_latency, 1.0) * 1e3},
                      {"polls", polls.seconds.size()},

@@ -69,18 +69,38 @@ class fault_injecting_store final : public checkpoint_store {
   status append_log(std::string_view record) override {
     return step([&] { return inner_.append_log(record); });
   }
+  result<std::int64_t> log_end() override {
+    if (++count_ == fail_at_) return injected();
+    return inner_.log_end();
+  }
+  status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) override {
+    return step([&] { return inner_.stage_fingerprint(generation, row); });
+  }
+  status stage_erase(std::int64_t generation, const fingerprint_ref& ref) override {
+    return step([&] { return inner_.stage_erase(generation, ref); });
+  }
+  status flip(std::int64_t generation, std::int64_t boundary) override {
+    return step([&] { return inner_.flip(generation, boundary); });
+  }
+  result<std::size_t> fold_staged(std::size_t limit) override {
+    if (++count_ == fail_at_) return injected();
+    return inner_.fold_staged(limit);
+  }
+  // A read, like loading: forwarded, never failed.
+  result<std::int64_t> generation() override { return inner_.generation(); }
   status commit() override {
     return step([&] { return inner_.commit(); });
   }
   void rollback() noexcept override { inner_.rollback(); }
 
  private:
+  status injected() {
+    failed_ = true;
+    return status::error("injected fault at step " + std::to_string(count_));
+  }
   template <class F>
   status step(F&& f) {
-    if (++count_ == fail_at_) {
-      failed_ = true;
-      return status::error("injected fault at step " + std::to_string(count_));
-    }
+    if (++count_ == fail_at_) return injected();
     return f();
   }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "fault_injecting_store.hpp"
+#include "service/group_committer.hpp"
 #include "service/swarm_service.hpp"
 #include "state/idle_tracker.hpp"
 #include "store/event_log.hpp"
@@ -52,6 +53,41 @@ std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path = ":mem
 
 std::optional<swarm_summary> summary(const swarm_service& svc, const std::string& swarm) {
   return svc.read([&](const shared_economics_state& s) { return s.summary(swarm); });
+}
+
+// The sequence that wrote tests/daemon/data/schema4.db (its README): with `store`, the
+// checkpoints it wrote; without, the same operations on a fresh service.
+void schema4_sequence(clocked_service& c, checkpoint_store* store) {
+  const auto feed = [&](const std::string& swarm, int n, std::uint64_t first, double t0) {
+    for (int w = 0; w < 3; ++w) {
+      std::vector<protocol::event> batch;
+      for (int i = 0; i < n; ++i) {
+        batch.push_back(wire_event(first + std::uint64_t(i), std::uint64_t(1 + i % 4), t0 + i));
+      }
+      REQUIRE(c.svc.ingest({swarm, test::worker_name(w), "inc"}, batch).error.ok());
+    }
+  };
+  const auto commit = [&](bool compact) {
+    const auto cp = c.svc.take_checkpoint(compact);
+    if (store != nullptr) REQUIRE(write_checkpoint(*store, cp).ok());
+  };
+  feed("s1", 30, 1, 0);
+  feed("s2", 5, 1, 0);
+  std::vector<protocol::event> paid{wire_event(6, 1, 5)};
+  paid[0].spent = {1000, 0.25};
+  REQUIRE(c.svc.ingest({"s2", "w0", "inc"}, paid).error.ok());
+  REQUIRE(c.svc.ingest({"old", "w0", "a"}, events(1, 4, 0, 50)).error.ok());
+  commit(true);
+  c.now += 100;
+  feed("s2", 7, 6, 10);  // w0 sent 6 already (the paid event): a duplicate there
+  feed("s3", 12, 1, 100);
+  commit(false);
+  c.now += 50;  // s1 and old idle 150 s: expired; s2 and s3 50 s
+  const auto r = c.svc.sweep(limits(120, 120));
+  REQUIRE(r.swarms == 2);
+  REQUIRE(r.incarnations == 4);
+  feed("s3", 4, 13, 200);
+  commit(false);
 }
 
 }  // namespace
@@ -342,7 +378,7 @@ TEST_SUITE("retention") {
     CHECK(n > 6);
   }
 
-  TEST_CASE("a kept schema-3 database is migrated to schema 4 and restores exactly") {
+  TEST_CASE("a kept schema-3 database is migrated to the current schema and restores exactly") {
     test::temp_dir dir;
     const std::string path = dir.file("schema3.db");
     std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema3.db", path);
@@ -396,10 +432,65 @@ TEST_SUITE("retention") {
       CHECK(summary(again.svc, "s2")->expired != 0);
     }
     SQLite::Database db(path);
-    CHECK(db.execAndGet("PRAGMA user_version").getInt() == 4);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
     CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 9);
     CHECK(db.execAndGet("SELECT count(*) FROM sequences").getInt() == 0);
-    // A second open finds version 4 and migrates nothing.
+    // A second open finds the current version and migrates nothing.
+    CHECK(sqlite_checkpoint_store::open(path).has_value());
+  }
+
+  TEST_CASE("a kept schema-4 database is migrated to schema 5 and restores exactly") {
+    test::temp_dir dir;
+    const std::string path = dir.file("schema4.db");
+    std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema4.db", path);
+    {
+      SQLite::Database db(path);
+      REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == 4);
+    }
+    clocked_service want;  // the sequence that wrote it (tests/daemon/data/README.md)
+    schema4_sequence(want, nullptr);
+    const auto digest = [](const swarm_service& s) {
+      return s.read([](const shared_economics_state& x) { return x.digest(); });
+    };
+    {
+      auto store = open_ok(path);
+      clocked_service got;
+      got.now = want.now;
+      const auto r = got.svc.restore_from(*store);
+      REQUIRE(r.has_value());
+      CHECK(r->records == 2);
+      CHECK(digest(got.svc) == digest(want.svc));
+      CHECK(got.svc.sequences() == want.svc.sequences());
+      CHECK(got.svc.attach({"old", "w0", "a"}).code() == protocol::codes::incarnation_expired);
+      CHECK(summary(got.svc, "s2")->spent.tokens == 1000);
+      CHECK(summary(got.svc, "old")->expired != 0);
+      CHECK(summary(got.svc, "old")->spent.tokens == 200);
+      // A compaction in chunks commits to the migrated file, step by step, and restores.
+      group_committer gc(got.svc, *store, 1, 2);
+      bool flipped = false;
+      for (int i = 0; i < 200 && !(flipped && !gc.compacting()); ++i) {
+        const auto o = gc.commit_once(false);
+        REQUIRE_MESSAGE(o.result.ok(), o.result.message());
+        flipped = flipped || o.compacted;
+        clocked_service again;
+        again.now = got.now;
+        REQUIRE(again.svc.restore_from(*store).has_value());
+        CHECK(digest(again.svc) == digest(want.svc));
+      }
+      CHECK(flipped);
+      clocked_service again;
+      again.now = got.now;
+      const auto back = again.svc.restore_from(*store);
+      REQUIRE(back.has_value());
+      CHECK(back->records == 0);  // the two migrated records were covered and deleted
+      CHECK(again.svc.sequences() == want.svc.sequences());
+    }
+    SQLite::Database db(path);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == 5);
+    CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 1);
+    CHECK(db.execAndGet("SELECT count(*) FROM staged").getInt() == 0);
+    CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 4);
+    // A second open finds version 5 and migrates nothing.
     CHECK(sqlite_checkpoint_store::open(path).has_value());
   }
 

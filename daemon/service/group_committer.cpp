@@ -1,0 +1,249 @@
+#include "service/group_committer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <span>
+#include <unordered_set>
+
+namespace loopguard::daemon {
+namespace {
+
+std::size_t rows_in(const state_changes& p) {
+  return p.erased.size() + p.fingerprints.size();
+}
+
+// The parts as one change set (for a whole compaction): the latest row of each fingerprint.
+state_changes flatten(std::vector<state_changes>& parts) {
+  state_changes out;
+  std::unordered_set<std::string> seen;  // swarm + '\0' + kind + value
+  const auto id = [](const std::string& s, const fingerprint_key& k) {
+    return s + '\0' + static_cast<char>(k.kind) + std::to_string(k.value);
+  };
+  for (auto part = parts.rbegin(); part != parts.rend(); ++part) {
+    for (auto& r : part->fingerprints) {
+      if (seen.insert(id(r.swarm, r.key)).second) out.fingerprints.push_back(std::move(r));
+    }
+    for (auto& r : part->erased) {
+      if (seen.insert(id(r.swarm, r.key)).second) out.erased.push_back(std::move(r));
+    }
+  }
+  for (auto& part : parts) {
+    for (auto& x : part.cleared_swarms) out.cleared_swarms.push_back(std::move(x));
+    for (auto& x : part.swarms) out.swarms.push_back(std::move(x));
+    for (auto& x : part.workers) out.workers.push_back(std::move(x));
+  }
+  return out;
+}
+
+}  // namespace
+
+group_committer::group_committer(swarm_service& service, checkpoint_store& store,
+                                 std::size_t compact_log_bytes, std::size_t chunk_rows,
+                                 std::size_t max_parts)
+    : service_(service),
+      store_(store),
+      compact_log_bytes_(compact_log_bytes),
+      chunk_rows_(std::max<std::size_t>(chunk_rows, 1)),
+      max_parts_(std::max<std::size_t>(max_parts, 1)) {}
+
+void group_committer::reset_job() {
+  parts_.clear();
+  flip_rows_ = {};
+  part_ = 0;
+  offset_ = 0;
+  rows_taken_ = 0;
+  boundary_.reset();
+}
+
+void group_committer::prepare_parts() {
+  // A completion taken in part j removed every row of its swarm from the state before it:
+  // the rows of that swarm in parts before j are stale (the flip deletes the stored ones).
+  for (std::size_t j = 1; j < parts_.size(); ++j) {
+    for (const auto& name : parts_[j].cleared_swarms) {
+      const auto of = [&](const auto& row) { return row.swarm == name; };
+      for (std::size_t i = 0; i < j; ++i) {
+        std::erase_if(parts_[i].fingerprints, of);
+        std::erase_if(parts_[i].erased, of);
+        std::erase_if(parts_[i].swarms, of);
+        std::erase_if(parts_[i].workers, of);
+      }
+    }
+  }
+  for (auto& part : parts_) {
+    for (auto& x : part.cleared_swarms) flip_rows_.cleared_swarms.push_back(std::move(x));
+    for (auto& x : part.swarms) flip_rows_.swarms.push_back(std::move(x));
+    for (auto& x : part.workers) flip_rows_.workers.push_back(std::move(x));
+    part.cleared_swarms.clear();
+    part.swarms.clear();
+    part.workers.clear();
+  }
+}
+
+compaction_step group_committer::next_step() {
+  compaction_step step;
+  switch (phase_) {
+    case phase::idle:
+    case phase::take:
+      break;
+    case phase::fold:
+      step.what = compaction_step::kind::fold;
+      step.limit = chunk_rows_;
+      break;
+    case phase::stage: {
+      while (part_ < parts_.size() && offset_ >= rows_in(parts_[part_])) {
+        ++part_;
+        offset_ = 0;
+      }
+      if (part_ >= parts_.size()) {
+        phase_ = phase::flip;
+        return next_step();
+      }
+      // Within a part erasures and rows are disjoint; parts are staged in the order taken, so
+      // a fingerprint in two parts is overlaid (and folded) latest last.
+      const state_changes& p = parts_[part_];
+      step.what = compaction_step::kind::stage;
+      step.generation = generation_;
+      const std::span<const fingerprint_ref> erased(p.erased);
+      const std::span<const fingerprint_row> rows(p.fingerprints);
+      std::size_t at = offset_, left = chunk_rows_;
+      if (at < erased.size()) {
+        const std::size_t n = std::min(left, erased.size() - at);
+        step.erased = erased.subspan(at, n);
+        at += n;
+        left -= n;
+      }
+      if (left > 0 && at >= erased.size()) {
+        const std::size_t from = at - erased.size();
+        step.rows = rows.subspan(from, std::min(left, rows.size() - from));
+      }
+      break;
+    }
+    case phase::flip:
+      // The boundary is known once the commit that took the last part has committed (a
+      // failed one is retried first, merged with the later ones).
+      if (!boundary_) break;
+      step.what = compaction_step::kind::flip;
+      step.generation = generation_;
+      step.changes = &flip_rows_;
+      step.boundary = *boundary_;
+      break;
+  }
+  return step;
+}
+
+void group_committer::advance(const compaction_step& step, const commit_outcome& out, outcome& o) {
+  switch (step.what) {
+    case compaction_step::kind::none:
+      break;
+    case compaction_step::kind::fold:
+      if (out.folded < step.limit) phase_ = phase::idle;
+      break;
+    case compaction_step::kind::stage:
+      offset_ += step.erased.size() + step.rows.size();
+      o.rows += step.erased.size() + step.rows.size();
+      break;
+    case compaction_step::kind::flip:
+      o.rows +=
+          flip_rows_.swarms.size() + flip_rows_.workers.size() + flip_rows_.cleared_swarms.size();
+      o.compacted = true;
+      o.compaction_commits = commits_;
+      reset_job();
+      phase_ = phase::fold;
+      break;
+  }
+}
+
+checkpoint group_committer::take_final() {
+  // One whole compaction, so that a clean restart loads rows and replays nothing. A compaction
+  // in chunks not yet current is folded into it: its parts were taken first.
+  checkpoint c = service_.take_checkpoint(true);
+  if (phase_ == phase::take || phase_ == phase::stage || phase_ == phase::flip) {
+    std::vector<state_changes> all;
+    if (phase_ != phase::take) {
+      // Prepared already: the flip's rows go first (their completions were applied to the
+      // parts), as a part of their own.
+      all.push_back(std::move(flip_rows_));
+      flip_rows_ = {};
+    }
+    for (auto& p : parts_) all.push_back(std::move(p));
+    all.push_back(std::move(c.state));
+    parts_ = std::move(all);
+    prepare_parts();
+    c.state = flatten(parts_);
+    c.state.cleared_swarms = std::move(flip_rows_.cleared_swarms);
+    c.state.swarms = std::move(flip_rows_.swarms);
+    c.state.workers = std::move(flip_rows_.workers);
+  }
+  reset_job();
+  return c;
+}
+
+checkpoint group_committer::take_part(outcome& o) {
+  const std::size_t limit = 4 * chunk_rows_;
+  const auto t0 = std::chrono::steady_clock::now();
+  state_changes part = service_.take_rows(limit);
+  const bool last = rows_in(part) < limit || parts_.size() + 1 >= max_parts_;
+  rows_taken_ += rows_in(part);
+  parts_.push_back(std::move(part));
+  const result<std::int64_t> current = last ? store_.generation() : result<std::int64_t>(0);
+  if (!last || !current.has_value()) {
+    return service_.take_checkpoint(false);  // the next part at the next commit
+  }
+  staged_take t = service_.take_staged_checkpoint();
+  o.take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  rows_taken_ += rows_in(t.rows);
+  parts_.push_back(std::move(t.rows));
+  o.began_rows = rows_taken_;
+  generation_ = current.value() + 1;
+  prepare_parts();
+  phase_ = phase::stage;
+  return std::move(t.commit);
+}
+
+group_committer::outcome group_committer::commit_once(bool final) {
+  outcome o;
+  if (!final && phase_ == phase::idle && !has_failed_ && service_.log_bytes() > 0 &&
+      service_.log_bytes() >= compact_log_bytes_) {
+    reset_job();
+    phase_ = phase::take;
+    commits_ = 0;
+  }
+  checkpoint c;
+  if (final) {
+    c = take_final();
+  } else if (phase_ == phase::take) {
+    c = take_part(o);
+  } else {
+    c = service_.take_checkpoint(false);
+  }
+  if (has_failed_) {
+    failed_.merge_newer(std::move(c));
+    c = std::move(failed_);
+    failed_ = {};
+    has_failed_ = false;
+  }
+  o.epoch = c.epoch;
+  const compaction_step step = final ? compaction_step{} : next_step();
+  if (c.empty() && step.what == compaction_step::kind::none) return o;
+  commit_outcome out;
+  o.wrote = true;
+  o.result = write_checkpoint(store_, c, step, &out);
+  if (!o.result.ok()) {
+    failed_ = std::move(c);
+    has_failed_ = true;
+    return o;
+  }
+  if (out.boundary) boundary_ = out.boundary;
+  o.rows += c.state.fingerprints.size() + c.log.size() + c.sequences.size();
+  if (final) {
+    o.compacted = true;
+    phase_ = phase::idle;  // the whole compaction folded every staged row
+  } else {
+    ++commits_;
+    advance(step, out, o);
+  }
+  service_.mark_durable(c);
+  return o;
+}
+
+}  // namespace loopguard::daemon

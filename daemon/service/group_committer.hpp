@@ -1,0 +1,90 @@
+// One group commit at a time, without a thread (the checkpointer's thread calls it; the tests
+// call it directly): takes the log record and sequence numbers from the swarm_service, writes
+// them as one transaction, keeps a failed checkpoint to merge with the next, and carries a
+// compaction forward one bounded step per commit (docs/storage.md, "Compaction in chunks"):
+//
+//   fold   staged rows left by the previous compaction (or by one a crash cut short) are moved
+//          into the rows, `chunk_rows` per commit, until none is left;
+//   idle   until the log written since the last compaction reaches `compact_log_bytes`;
+//   take   the changed rows are taken in parts, `4 * chunk_rows` per hold of the state's lock,
+//          one part per commit, until a part comes back short; then the last part is taken
+//          together with the log record it covers (its boundary): a row taken in an earlier
+//          part and changed since is changed again, so it is in a later part;
+//   stage  the changed rows are written to the staged table of the next generation,
+//          `chunk_rows` per commit;
+//   flip   one commit writes the swarm and worker rows, makes the new generation current and
+//          deletes the log records up to the boundary; then fold again.
+//
+// A crash or a failed commit at any point leaves a store that restores exactly what was last
+// committed: before the flip the staged rows of the new generation are ignored (the old rows
+// and the whole log restore), after it they overlay the rows and the log starts after the
+// boundary. The final commit (a clean stop) is one whole compaction, as before schema 5.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "service/swarm_service.hpp"
+#include "store/checkpoint_store.hpp"
+
+namespace loopguard::daemon {
+
+class group_committer {
+ public:
+  static constexpr std::size_t kChunkRows = 1024;
+  // Then the last part is taken anyway (ingest changing rows faster than parts take them).
+  static constexpr std::size_t kMaxParts = 256;
+
+  group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
+                  std::size_t chunk_rows = kChunkRows, std::size_t max_parts = kMaxParts);
+
+  struct outcome {
+    status result;            // ok, or why the commit failed (it is retried with the next)
+    std::uint64_t epoch = 0;  // durable once `result` is ok
+    bool wrote = false;       // a transaction was written (false: nothing to write)
+    bool compacted = false;   // a compaction became current (a flip, or the final one)
+    std::size_t rows = 0;     // rows and records written (for the metrics)
+    // A compaction began with this commit: the rows it took and how long the take held the
+    // state's lock (docs/storage.md, "The change set is taken in one hold of the lock").
+    std::optional<std::size_t> began_rows;
+    double take_seconds = 0;
+    std::size_t compaction_commits = 0;  // with `compacted` (a flip): the commits it took
+  };
+  // One group commit, carrying one step of the compaction in progress. `final`: the last one
+  // (a clean stop), a whole compaction that also covers a compaction in progress.
+  outcome commit_once(bool final);
+
+  // A compaction (or the fold after one) is in progress: the caller should commit again soon.
+  bool compacting() const { return phase_ != phase::idle; }
+
+ private:
+  enum class phase : std::uint8_t { fold, idle, take, stage, flip };
+  compaction_step next_step();
+  void advance(const compaction_step& step, const commit_outcome& out, outcome& o);
+  // A part's rows of a swarm completed in a later part are dropped; the flip's rows gathered.
+  void prepare_parts();
+  checkpoint take_final();           // the final commit's whole compaction
+  checkpoint take_part(outcome& o);  // a commit of the take phase
+
+  void reset_job();
+
+  swarm_service& service_;
+  checkpoint_store& store_;
+  std::size_t compact_log_bytes_;
+  std::size_t chunk_rows_;
+  std::size_t max_parts_;
+  phase phase_ = phase::fold;          // at start the store may hold staged rows: fold them first
+  std::vector<state_changes> parts_;   // the change set, in the order taken (take, stage)
+  state_changes flip_rows_;            // every part's completions, the swarm and worker rows
+  std::size_t part_ = 0, offset_ = 0;  // staged so far: parts before part_, offset_ rows of it
+  std::size_t rows_taken_ = 0;
+  std::optional<std::int64_t> boundary_;  // the id of the last log record the parts cover
+  std::int64_t generation_ = 0;           // of the staged rows
+  std::size_t commits_ = 0;               // commits since the compaction began
+  checkpoint failed_;                     // a checkpoint that failed, retried with the next one
+  bool has_failed_ = false;
+};
+
+}  // namespace loopguard::daemon

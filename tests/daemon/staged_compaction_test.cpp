@@ -1,0 +1,220 @@
+// Compaction in chunks (docs/storage.md, "Compaction in chunks"): the group_committer carries a
+// compaction one bounded step per group commit. After every commit, failed or not, and after a
+// crash at any point, the store restores exactly what was last committed.
+#include <doctest/doctest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "fault_injecting_store.hpp"
+#include "service/group_committer.hpp"
+#include "service/swarm_service.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
+#include "test_util.hpp"
+
+using namespace loopguard;
+using namespace loopguard::daemon;
+using loopguard::test::wire_event;
+
+namespace {
+
+std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path = ":memory:") {
+  auto store = sqlite_checkpoint_store::open(path);
+  REQUIRE_MESSAGE(store.has_value(), store.error().message());
+  return std::move(*store);
+}
+
+std::uint64_t digest_of(const swarm_service& svc) {
+  return svc.read([](const shared_economics_state& s) { return s.digest(); });
+}
+
+struct loaded {
+  std::uint64_t digest = 0;
+  std::vector<sequence_row> sequences;
+  std::size_t records = 0;
+};
+
+loaded load(checkpoint_store& store, const swarm_rules& rules) {
+  swarm_service svc(rules);
+  const auto r = svc.restore_from(store);
+  REQUIRE_MESSAGE(r.has_value(), r.error().message());
+  return {digest_of(svc), svc.sequences(), r->records};
+}
+
+// Keeps every seen `seen` equal: restore and the live service must agree on sequences.
+std::vector<sequence_row> seqs(const swarm_service& svc) {
+  auto rows = svc.sequences();
+  for (auto& r : rows) r.seen = 0;
+  return rows;
+}
+std::vector<sequence_row> seqs(std::vector<sequence_row> rows) {
+  for (auto& r : rows) r.seen = 0;
+  return rows;
+}
+
+swarm_rules small_rules() {
+  swarm_rules rules;
+  rules.max_fingerprints_per_swarm = 16;  // evictions: staged erasures
+  return rules;
+}
+
+// Round `r` of a workload that changes rows, evicts, completes a swarm and starts new ones.
+void round_of_work(swarm_service& svc, int r) {
+  const std::string swarm = r % 3 == 0 ? "s1" : (r % 3 == 1 ? "s2" : "gone");
+  for (int w = 0; w < 2; ++w) {
+    std::vector<protocol::event> batch;
+    const worker_identity id{swarm, test::worker_name(w), "inc"};
+    std::uint64_t next = 1;
+    for (const auto& row : svc.sequences()) {
+      if (row.id == id) next = row.seq + 1;
+    }
+    for (int i = 0; i < 4; ++i) {
+      batch.push_back(
+          wire_event(next + std::uint64_t(i), std::uint64_t(1 + (r * 4 + i) % 23), r * 10.0 + i));
+    }
+    REQUIRE(svc.ingest(id, batch).error.ok());
+  }
+  if (r == 7) REQUIRE(svc.complete("gone").has_value());
+}
+
+}  // namespace
+
+TEST_SUITE("staged_compaction") {
+  TEST_CASE("a compaction in chunks: every commit restores exactly, acks commit meanwhile") {
+    const swarm_rules rules = small_rules();
+    swarm_service svc(rules);
+    auto store = open_ok();
+    // Compact after every byte of log, 3 rows a step, at most 4 parts taken.
+    group_committer gc(svc, *store, 1, 3, 4);
+    int flips = 0, staging_commits_with_records = 0;
+    for (int r = 0; r < 60; ++r) {
+      CAPTURE(r);
+      round_of_work(svc, r);
+      const bool staging = gc.compacting();
+      const auto o = gc.commit_once(false);
+      REQUIRE_MESSAGE(o.result.ok(), o.result.message());
+      if (o.compacted) ++flips;
+      if (staging && o.wrote) ++staging_commits_with_records;
+      const auto got = load(*store, rules);
+      CHECK(got.digest == digest_of(svc));
+      CHECK(seqs(got.sequences) == seqs(svc));
+    }
+    CHECK(flips >= 1);
+    CHECK(staging_commits_with_records > 10);
+    while (gc.compacting()) REQUIRE(gc.commit_once(false).result.ok());
+    CHECK(load(*store, rules).digest == digest_of(svc));
+
+    SUBCASE("the final commit is one whole compaction, covering the one in progress") {
+      round_of_work(svc, 41);
+      REQUIRE(gc.commit_once(false).result.ok());  // begins a compaction (log >= 1 byte)
+      REQUIRE(gc.compacting());
+      round_of_work(svc, 42);
+      const auto o = gc.commit_once(true);
+      REQUIRE(o.result.ok());
+      CHECK(o.compacted);
+      CHECK_FALSE(gc.compacting());
+      const auto got = load(*store, rules);
+      CHECK(got.digest == digest_of(svc));
+      CHECK(got.records == 0);
+    }
+  }
+
+  TEST_CASE("fault injection: a compaction in chunks failing at any step loses nothing") {
+    // Fail step N (1, 2, ... until none is left) of a workload whose commits stage, flip and
+    // fold: every commit, failed or not, leaves the store restoring the last committed state;
+    // the failed one is retried merged with the next, as the checkpointer does.
+    const swarm_rules rules = small_rules();
+    std::size_t n = 1;
+    for (;; ++n) {
+      CAPTURE(n);
+      swarm_service svc(rules);
+      auto store = open_ok();
+      fault_injecting_store faulty(*store);
+      group_committer gc(svc, faulty, 1, 3, 4);
+      faulty.fail_at(n);
+      std::uint64_t durable = load(*store, rules).digest;
+      for (int r = 0; r < 16; ++r) {
+        round_of_work(svc, r);
+        const auto o = gc.commit_once(false);
+        if (o.result.ok()) {
+          durable = digest_of(svc);
+        } else {
+          CHECK(o.result.message() == "injected fault at step " + std::to_string(n));
+        }
+        REQUIRE(load(*store, rules).digest == durable);
+      }
+      // Drain: the last compaction flips and folds (the fault may fall here too).
+      for (int i = 0; i < 400; ++i) {
+        const auto o = gc.commit_once(false);
+        if (o.result.ok()) durable = digest_of(svc);
+        REQUIRE(load(*store, rules).digest == durable);
+        if (o.result.ok() && !gc.compacting()) break;
+      }
+      CHECK_FALSE(gc.compacting());
+      CHECK(load(*store, rules).digest == digest_of(svc));
+      if (!faulty.failed()) break;
+    }
+    CHECK(n > 100);  // every stage, flip and fold step of the workload was failed once
+  }
+
+  TEST_CASE("a crash while rows are staged, or after the flip before the fold, loses nothing") {
+    const swarm_rules rules = small_rules();
+    for (const bool after_flip : {false, true}) {
+      CAPTURE(after_flip);
+      test::temp_dir dir;
+      const std::string path = dir.file("crash.db");
+      std::uint64_t digest = 0;
+      std::vector<sequence_row> sequences;
+      {
+        swarm_service svc(rules);
+        auto store = open_ok(path);
+        group_committer gc(svc, *store, 1, 2, 4);
+        for (int r = 0; r < 3; ++r) {
+          round_of_work(svc, r);
+          REQUIRE(gc.commit_once(false).result.ok());
+        }
+        // A compaction is taking its parts now; stop after two of its staging chunks, or right
+        // after its flip.
+        int staged_chunks = -1;
+        for (int steps = 0; steps < 200; ++steps) {
+          round_of_work(svc, 3 + steps);
+          const auto o = gc.commit_once(false);
+          REQUIRE(o.result.ok());
+          if (o.began_rows) staged_chunks = 0;
+          if (staged_chunks >= 0 && ++staged_chunks == 3 && !after_flip) break;
+          if (after_flip && o.compacted) break;
+        }
+        REQUIRE(gc.compacting());
+        digest = digest_of(svc);
+        sequences = seqs(svc);
+      }  // the process dies here: every commit was durable, nothing else is written
+      std::int64_t staged = 0, generation = 0;
+      {
+        SQLite::Database db(path);
+        staged = db.execAndGet("SELECT count(*) FROM staged").getInt64();
+        generation = db.execAndGet("SELECT generation FROM compaction").getInt64();
+      }
+      CHECK(staged > 0);
+      CHECK(generation == (after_flip ? 1 : 0));
+      auto store = open_ok(path);
+      const auto got = load(*store, rules);
+      CHECK(got.digest == digest);
+      CHECK(seqs(got.sequences) == sequences);
+      // The next start folds (or drops) what was staged, then compacts again from scratch.
+      swarm_service svc(rules);
+      REQUIRE(svc.restore_from(*store).has_value());
+      group_committer gc(svc, *store, 1, 2, 4);
+      bool flipped = false;
+      for (int i = 0; i < 400 && !(flipped && !gc.compacting()); ++i) {
+        const auto o = gc.commit_once(false);
+        REQUIRE(o.result.ok());
+        flipped = flipped || o.compacted;
+      }
+      CHECK(flipped);
+      CHECK(load(*store, rules).digest == digest);
+      store.reset();
+      SQLite::Database db(path);
+      CHECK(db.execAndGet("SELECT count(*) FROM staged").getInt64() == 0);
+      CHECK(db.execAndGet("SELECT generation FROM compaction").getInt64() == generation + 1);
+    }
+  }
+}

@@ -323,10 +323,14 @@ state_changes shared_economics_state::take_changes_part(std::size_t limit) {
       out.erased.push_back({name, *it});
       it = s.erased.erase(it);
     }
-    for (auto it = s.changed.begin();
-         it != s.changed.end() && out.erased.size() + out.fingerprints.size() < limit;) {
-      out.fingerprints.push_back({name, *it, s.fingerprints.at(*it).stats});
-      it = s.changed.erase(it);
+    // From the back of the list, so a part costs what it takes; stale listings are skipped.
+    while (!s.changed.empty() && out.erased.size() + out.fingerprints.size() < limit) {
+      const fingerprint_key key = s.changed.back();
+      s.changed.pop_back();
+      const auto it = s.fingerprints.find(key);
+      if (it == s.fingerprints.end() || !it->second.changed) continue;  // erased, or listed twice
+      it->second.changed = false;
+      out.fingerprints.push_back({name, key, it->second.stats});
     }
     if (out.erased.size() + out.fingerprints.size() >= limit) break;
   }

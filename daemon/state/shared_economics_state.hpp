@@ -313,6 +313,8 @@ class shared_economics_state {
   static std::uint32_t counted_workers(const entry& f);
   static void rebuild_tallies(entry& f);
   std::uint64_t digest_of(std::string_view name, const swarm& s) const;
+  static swarm_row swarm_row_of(const std::string& name, const swarm& s);
+  static void snapshot_into(const std::string& name, const swarm& s, state_snapshot& out);
   protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key,
                                const fingerprint_stats& f, bool by_cap) const;
 

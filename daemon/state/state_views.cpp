@@ -290,12 +290,7 @@ state_changes shared_economics_state::take_changes() {
   cleared_.clear();
   for (auto& [name, s] : swarms_) {
     if (!s.dirty) continue;
-    out.swarms.push_back({name,
-                          s.latest_t,
-                          s.spent,
-                          s.wasted,
-                          {s.handoffs.entries().begin(), s.handoffs.entries().end()},
-                          s.expired});
+    out.swarms.push_back(swarm_row_of(name, s));
     for (auto id = s.workers_persisted; id < s.worker_names.size(); ++id) {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
@@ -337,38 +332,35 @@ state_changes shared_economics_state::take_changes_part(std::size_t limit) {
   return out;
 }
 
+void shared_economics_state::snapshot_into(const std::string& name, const swarm& s,
+                                           state_snapshot& out) {
+  out.swarms.push_back(swarm_row_of(name, s));
+  for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
+    out.workers.push_back({name, id, s.worker_names[id]});
+  }
+  for (const auto& [key, f] : s.fingerprints) out.fingerprints.push_back({name, key, f.stats});
+}
+
+swarm_row shared_economics_state::swarm_row_of(const std::string& name, const swarm& s) {
+  return {name,
+          s.latest_t,
+          s.spent,
+          s.wasted,
+          {s.handoffs.entries().begin(), s.handoffs.entries().end()},
+          s.expired};
+}
+
 state_snapshot shared_economics_state::snapshot() const {
   state_snapshot out;
-  for (const auto& [name, s] : swarms_) {
-    out.swarms.push_back({name,
-                          s.latest_t,
-                          s.spent,
-                          s.wasted,
-                          {s.handoffs.entries().begin(), s.handoffs.entries().end()},
-                          s.expired});
-    for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
-      out.workers.push_back({name, id, s.worker_names[id]});
-    }
-    for (const auto& [key, f] : s.fingerprints) out.fingerprints.push_back({name, key, f.stats});
-  }
+  for (const auto& [name, s] : swarms_) snapshot_into(name, s, out);
   return out;
 }
 
 std::optional<state_snapshot> shared_economics_state::snapshot(std::string_view name) const {
   const auto it = swarms_.find(name);
   if (it == swarms_.end()) return std::nullopt;
-  const swarm& s = it->second;
   state_snapshot out;
-  out.swarms.push_back({it->first,
-                        s.latest_t,
-                        s.spent,
-                        s.wasted,
-                        {s.handoffs.entries().begin(), s.handoffs.entries().end()},
-                        s.expired});
-  for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
-    out.workers.push_back({it->first, id, s.worker_names[id]});
-  }
-  for (const auto& [key, f] : s.fingerprints) out.fingerprints.push_back({it->first, key, f.stats});
+  snapshot_into(it->first, it->second, out);
   return out;
 }
 

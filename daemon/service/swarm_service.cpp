@@ -175,8 +175,10 @@ ingest_result swarm_service::ingest(const worker_identity& id,
   std::lock_guard lock(mu_);
   r.epoch = epoch_;
   std::uint64_t last = ledger_.applied(id);
-  state_.prefetch(id.swarm, batch);  // docs/performance.md, "CPU per event"
-  for (const auto& ev : batch) {
+  const shared_economics_state::read_ahead ahead(state_, id.swarm, batch);
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    ahead.before(i);
+    const protocol::event& ev = batch[i];
     if (ev.seq <= last) {
       ++r.duplicates;
       continue;

@@ -87,13 +87,11 @@ class fingerprint_table {
     return slot(it->second).second;
   }
 
-  // Asks the CPU to fetch the entry of `k` (every cache line of it) into its cache, so that a
-  // lookup soon after does not wait for memory. Changes nothing.
-  void prefetch(const Key& k) const {
+  // Where the entry of `k` is (nullptr: none), for a hint to the CPU's cache: valid until the
+  // entry is erased.
+  const value_type* address(const Key& k) const {
     const auto it = index_.find(k);
-    if (it == index_.end()) return;
-    const auto* p = reinterpret_cast<const char*>(&slot(it->second));
-    for (std::size_t off = 0; off < sizeof(value_type); off += 64) __builtin_prefetch(p + off);
+    return it == index_.end() ? nullptr : &slot(it->second);
   }
 
   // The entry of `k`, made from `args` (value-initialized without) when new; true when it was

@@ -78,13 +78,65 @@ inline std::uint32_t shared_economics_state::worker_id(swarm& s, const std::stri
   return it->second;
 }
 
-void shared_economics_state::prefetch(std::string_view swarm,
-                                      std::span<const protocol::event> batch) const {
-  const auto it = swarms_.find(swarm);
-  if (it == swarms_.end()) return;
-  for (const protocol::event& ev : batch) {
-    it->second.fingerprints.prefetch({fingerprint_kind::exact, ev.exact});
-    it->second.fingerprints.prefetch({fingerprint_kind::structural, ev.structural});
+namespace {
+
+// Asks the CPU to fetch n values from `p`, their first `most` bytes, into its cache (a hint:
+// never faults, whatever `p` is). GCC counts a prefetch as no effect at all, so a function that
+// only prefetches is found pure and its calls dropped; the empty asm is an effect it keeps.
+template <class T>
+void fetch_lines(const T* p, std::size_t n, std::size_t most) {
+  if (p == nullptr) return;
+  const auto* bytes = reinterpret_cast<const char*>(p);
+  const std::size_t len = std::min(n * sizeof(T), most);
+  for (std::size_t off = 0; off < len; off += 64) __builtin_prefetch(bytes + off);
+  asm volatile("" : : "r"(bytes));
+}
+
+}  // namespace
+
+shared_economics_state::read_ahead::read_ahead(const shared_economics_state& state,
+                                               std::string_view swarm_name,
+                                               std::span<const protocol::event> batch)
+    : batch_(batch) {
+  const auto it = state.swarms_.find(swarm_name);
+  if (it == state.swarms_.end()) return;
+  swarm_ = &it->second;
+  for (std::size_t i = 0; i < std::min(kAhead, batch.size()); ++i) fetch_entries(i);
+}
+
+void shared_economics_state::read_ahead::fetch_entries(std::size_t i) const {
+  using value_type = decltype(swarm_->fingerprints)::value_type;
+  const protocol::event& ev = batch_[i];
+  for (const fingerprint_key k : {fingerprint_key{fingerprint_kind::exact, ev.exact},
+                                  fingerprint_key{fingerprint_kind::structural, ev.structural}}) {
+    fetch_lines(reinterpret_cast<const char*>(swarm_->fingerprints.address(k)), sizeof(value_type),
+                sizeof(value_type));
+  }
+}
+
+void shared_economics_state::read_ahead::before(std::size_t i) const {
+  if (swarm_ == nullptr) return;
+  if (const std::size_t j = i + kAhead; j < batch_.size()) fetch_entries(j);
+  if (const std::size_t j = i + kAhead / 2; j < batch_.size()) fetch_blocks(j);
+}
+
+// Looked up again (the lookup is in the cache now).
+void shared_economics_state::read_ahead::fetch_blocks(std::size_t i) const {
+  const protocol::event& ev = batch_[i];
+  for (const fingerprint_key k : {fingerprint_key{fingerprint_kind::exact, ev.exact},
+                                  fingerprint_key{fingerprint_kind::structural, ev.structural}}) {
+    const auto it = swarm_->fingerprints.find(k);
+    if (it == swarm_->fingerprints.end()) continue;
+    const entry& f = it->second;
+    const fingerprint_stats& st = f.stats;
+    // Each block beyond its inline part, its first lines (where a call's work begins).
+    if (st.window.size() > 1) {
+      fetch_lines(&st.window.front(), 1, 64);
+      fetch_lines(&*st.window.rbegin(), 1, 64);
+    }
+    if (f.tallies.size() > 1) fetch_lines(f.tallies.data(), f.tallies.size(), 2 * 64);
+    if (st.results.size() > 1) fetch_lines(st.results.data(), st.results.size(), 4 * 64);
+    if (st.workers.size() > 2) fetch_lines(st.workers.data(), st.workers.size(), 64);
   }
 }
 

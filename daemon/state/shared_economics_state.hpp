@@ -94,6 +94,8 @@ struct state_counters {
 };
 
 class shared_economics_state {
+  struct swarm;
+
  public:
   // Result fingerprints remembered per fingerprint for the progress rule; a result beyond
   // them is still judged against those remembered, so it may count as progress again.
@@ -114,11 +116,27 @@ class shared_economics_state {
   // the call declared, each level of each fingerprint once per declaration (when both
   // fingerprints of the call reach the same level at once, only the exact one is returned).
   std::vector<protocol::verdict> apply(const swarm_event& e);
-  // A hint before a batch of one swarm's events is applied: fetches the entries of their
-  // fingerprints into the CPU's cache, all lookups at once (they are independent, so their
-  // trips to memory overlap; a batch's events touch entries scattered over the whole state).
-  // Changes nothing.
-  void prefetch(std::string_view swarm, std::span<const protocol::event> batch) const;
+  // Hints while a batch of one swarm's events is applied (docs/performance.md, "CPU per
+  // event"). A batch's events touch entries scattered over the whole state, each a trip to
+  // memory, so: every entry of the batch is looked up at once when the read-ahead is made (the
+  // lookups are independent, so their trips to memory overlap); then before(i), called before
+  // event i is applied, fetches the entries of event i + kAhead into the CPU's cache and the heap
+  // blocks of event i + kAhead / 2's entries (a window of more than one call, results, workers,
+  // tallies), whose addresses are in the entries fetched before. Changes nothing; a swarm or a
+  // fingerprint unknown when the read-ahead is made gets none.
+  class read_ahead {
+   public:
+    static constexpr std::size_t kAhead = 8;
+    read_ahead(const shared_economics_state& state, std::string_view swarm,
+               std::span<const protocol::event> batch);
+    void before(std::size_t i) const;
+
+   private:
+    void fetch_entries(std::size_t i) const;
+    void fetch_blocks(std::size_t i) const;
+    const swarm* swarm_ = nullptr;
+    std::span<const protocol::event> batch_;
+  };
 
   // Forgets everything about `swarm` (swarm_complete). False when it was unknown.
   bool complete(std::string_view swarm);

@@ -5,6 +5,8 @@
 // front, at the same sizes. scripts/bench/state runs it and prints the table.
 #include <benchmark/benchmark.h>
 
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -77,6 +79,49 @@ void BM_CallWindowPopPush(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_CallWindowPopPush)->Arg(16)->Arg(1024)->Arg(10000);
+
+// The daemon's saturated ingest without the network (scripts/bench/daemon's load): 16 workers
+// send batches of 64 calls drawn at random from 100,000, each with a new result, into one
+// swarm already holding them all (200,000 fingerprints over tens of megabytes, so nearly every
+// entry is a trip to memory). Argument: 0 applies the events as they come, 1 with the
+// read-ahead swarm_service uses. Per event (items_per_second).
+void BM_ScatteredBatch(benchmark::State& state) {
+  constexpr std::uint64_t kKeys = 100000;
+  constexpr std::size_t kBatch = 64;
+  shared_economics_state s;
+  std::mt19937_64 rng(42);
+  std::vector<loopguard::protocol::event> batch(kBatch);
+  swarm_event e;
+  e.swarm = "bench";
+  const std::string workers[] = {"w1", "w2",  "w3",  "w4",  "w5",  "w6",  "w7",  "w8",
+                                 "w9", "w10", "w11", "w12", "w13", "w14", "w15", "w16"};
+  double t = 0;
+  std::size_t round = 0;
+  const bool ahead = state.range(0) != 0;
+  const auto send = [&] {
+    for (auto& ev : batch) {
+      ev.tool = "search";
+      ev.summary = "query=bench";
+      ev.exact = 0x1000000ULL + rng() % kKeys;
+      ev.structural = ev.exact ^ 0x5bd1e995ULL;
+      ev.result = rng();
+      ev.t = t;
+      t += 1e-3;
+    }
+    e.worker = workers[round++ % 16];
+    std::optional<shared_economics_state::read_ahead> r;
+    if (ahead) r.emplace(s, e.swarm, batch);
+    for (std::size_t i = 0; i < kBatch; ++i) {
+      if (r) r->before(i);
+      assign(e, batch[i]);
+      benchmark::DoNotOptimize(s.apply(e));
+    }
+  };
+  for (int i = 0; i < 1000000 / 64; ++i) send();
+  for (auto _ : state) send();
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kBatch));
+}
+BENCHMARK(BM_ScatteredBatch)->Arg(0)->Arg(1);
 
 }  // namespace
 

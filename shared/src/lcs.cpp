@@ -262,6 +262,15 @@ std::size_t common_suffix(const CharT* a_end, const CharT* b_end, std::size_t n)
   return i;
 }
 
+// The number of set bits, inline: without -mpopcnt std::popcount is a call into libgcc, which
+// costs several ns at the end of a 64-character scan.
+inline std::size_t inline_popcount(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<std::size_t>((x * 0x0101010101010101ULL) >> 56);
+}
+
 // The single-word scan of text[0, n) from state s, each row ANDed with `keep`.
 template <bool Masked, class CharT>
 std::uint64_t scan_single_word(const pattern_bits& bits, const CharT* text, std::size_t n,
@@ -304,7 +313,7 @@ std::size_t lcs_short_with(const pattern_bits& bits, const char32_t* pattern, co
         suffix == 0 ? scan_single_word<false>(bits, rest, rest_n, start, 0)
                     : scan_single_word<true>(bits, rest, rest_n, start,
                                              (std::uint64_t{1} << end) - 1);  // end < 64
-    result = static_cast<std::size_t>(std::popcount(~s)) + suffix;
+    result = inline_popcount(~s) + suffix;
   }
   return result >= min_lcs ? result : 0;
 }

@@ -22,7 +22,7 @@ template <class CharT>
 std::size_t lcs_single_word(const pattern_bits& bits, const CharT* text, std::size_t n) {
   std::uint64_t s = ~std::uint64_t{0};
   for (std::size_t j = 0; j < n; ++j) {
-    const std::uint64_t u = s & bits.word0(code_point(text[j]));
+    const std::uint64_t u = s & bits.single_word(code_point(text[j]));
     s = (s + u) | (s - u);
   }
   return static_cast<std::size_t>(std::popcount(~s));
@@ -262,7 +262,61 @@ std::size_t common_suffix(const CharT* a_end, const CharT* b_end, std::size_t n)
   return i;
 }
 
+// The number of set bits, inline: without -mpopcnt std::popcount is a call into libgcc, which
+// costs several ns at the end of a 64-character scan.
+inline std::size_t inline_popcount(std::uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ULL;
+  x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<std::size_t>((x * 0x0101010101010101ULL) >> 56);
+}
+
+// The single-word scan of text[0, n) from state s, each row ANDed with `keep`.
+template <bool Masked, class CharT>
+std::uint64_t scan_single_word(const pattern_bits& bits, const CharT* text, std::size_t n,
+                               std::uint64_t s, std::uint64_t keep) {
+  for (std::size_t j = 0; j < n; ++j) {
+    std::uint64_t m = bits.single_word(code_point(text[j]));
+    if constexpr (Masked) m &= keep;
+    const std::uint64_t u = s & m;
+    s = (s + u) | (s - u);
+  }
+  return s;
+}
+
 }  // namespace
+
+template <class CharT>
+std::size_t lcs_short_with(const pattern_bits& bits, const char32_t* pattern, const CharT* text,
+                           std::size_t n, std::size_t min_lcs) {
+  assert(bits.words() == 1);
+  const std::size_t m = bits.size();
+  if (min_lcs > std::min(m, n)) return 0;
+  const std::size_t limit = std::min(m, n);
+  std::size_t prefix = 0;
+  while (prefix < limit && pattern[prefix] == code_point(text[prefix])) ++prefix;
+  std::size_t suffix = 0;
+  while (suffix < limit - prefix && pattern[m - 1 - suffix] == code_point(text[n - 1 - suffix])) {
+    ++suffix;
+  }
+  std::size_t result = prefix + suffix;
+  if (result < limit) {
+    // After a common prefix of length p the state is S = ~0 << p (bit i of ~S is set iff
+    // LCS(pattern[0, i + 1), text[0, p)) - LCS(pattern[0, i), text[0, p)) = 1, i.e. iff i < p),
+    // so the scan starts there; p < 64 here. Masking the rows to pattern[0, m - suffix) makes the
+    // common suffix's positions behave like positions past the end: never matched, always set.
+    const std::uint64_t start = ~std::uint64_t{0} << prefix;
+    const std::size_t end = m - suffix;
+    const CharT* rest = text + prefix;
+    const std::size_t rest_n = n - prefix - suffix;
+    const std::uint64_t s =
+        suffix == 0 ? scan_single_word<false>(bits, rest, rest_n, start, 0)
+                    : scan_single_word<true>(bits, rest, rest_n, start,
+                                             (std::uint64_t{1} << end) - 1);  // end < 64
+    result = inline_popcount(~s) + suffix;
+  }
+  return result >= min_lcs ? result : 0;
+}
 
 std::size_t min_lcs_for(double score_cutoff, std::size_t total) {
   if (score_cutoff <= 0) return 0;
@@ -340,6 +394,10 @@ std::size_t lcs(const CharT* a, std::size_t na, const CharT* b, std::size_t nb,
 
 template std::size_t lcs_with(const pattern_bits&, const char*, std::size_t, std::size_t);
 template std::size_t lcs_with(const pattern_bits&, const char32_t*, std::size_t, std::size_t);
+template std::size_t lcs_short_with(const pattern_bits&, const char32_t*, const char*, std::size_t,
+                                    std::size_t);
+template std::size_t lcs_short_with(const pattern_bits&, const char32_t*, const char32_t*,
+                                    std::size_t, std::size_t);
 template std::size_t lcs(const char*, std::size_t, const char*, std::size_t, std::size_t);
 template std::size_t lcs(const char32_t*, std::size_t, const char32_t*, std::size_t, std::size_t);
 

@@ -80,6 +80,9 @@ void pattern_bits::assign(const CharT* pattern, std::size_t n) {
     const std::size_t r = c < flat_size ? flat_row_[c] : flat_rows_ + index_.find(c);
     rows_[r * words_ + i / word_bits] |= std::uint64_t{1} << (i % word_bits);
   }
+  if (words_ == 1) {
+    for (std::size_t c = 0; c < flat_size; ++c) single_rows_[c] = rows_[flat_row_[c]];
+  }
 }
 
 template void pattern_bits::assign(const char*, std::size_t);

@@ -233,7 +233,10 @@ double cached_ratio::similarity(std::u32string_view other, double score_cutoff) 
   const std::size_t total = s_.size() + other.size();
   const std::size_t min_lcs = detail::min_lcs_for(score_cutoff, total);
   if (min_lcs > std::min(s_.size(), other.size())) return 0.0;
-  const std::size_t lcs = detail::lcs_with(bits_, other.data(), other.size(), min_lcs);
+  const std::size_t lcs =
+      bits_.words() == 1
+          ? detail::lcs_short_with(bits_, s_.data(), other.data(), other.size(), min_lcs)
+          : detail::lcs_with(bits_, other.data(), other.size(), min_lcs);
   return apply_cutoff(detail::indel_score(lcs, total), score_cutoff);
 }
 
@@ -242,7 +245,10 @@ double cached_ratio::similarity(std::string_view utf8_other, double score_cutoff
     const std::size_t total = s_.size() + utf8_other.size();
     const std::size_t min_lcs = detail::min_lcs_for(score_cutoff, total);
     if (min_lcs > std::min(s_.size(), utf8_other.size())) return 0.0;
-    const std::size_t lcs = detail::lcs_with(bits_, utf8_other.data(), utf8_other.size(), min_lcs);
+    const std::size_t lcs =
+        bits_.words() == 1 ? detail::lcs_short_with(bits_, s_.data(), utf8_other.data(),
+                                                    utf8_other.size(), min_lcs)
+                           : detail::lcs_with(bits_, utf8_other.data(), utf8_other.size(), min_lcs);
     return apply_cutoff(detail::indel_score(lcs, total), score_cutoff);
   }
   thread_local std::u32string buffer;

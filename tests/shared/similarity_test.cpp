@@ -284,6 +284,52 @@ TEST_SUITE("similarity") {
     CHECK(sim::cached_ratio(std::u32string_view()).similarity(std::u32string_view()) == 100.0);
   }
 
+  TEST_CASE("similarity: cached_ratio up to 64 code points skips common affixes exactly") {
+    // Patterns of one word compare the common prefix and suffix instead of scanning them: every
+    // split of a shared prefix, a different middle and a shared suffix, ASCII (scanned as bytes)
+    // and not, must give the DP's score, ratio()'s score and the exact cutoff behaviour.
+    string_source source(6464);
+    const std::u32string_view ascii_alphabet = U"abc d";
+    const double cutoffs[] = {0.0, 50.0, 90.0, 100.0};
+    for (std::size_t m : {std::size_t{1}, std::size_t{2}, std::size_t{17}, std::size_t{63},
+                          std::size_t{64}, std::size_t{65}}) {
+      for (int round = 0; round < 40; ++round) {
+        const auto alphabet = round % 2 == 0 ? ascii_alphabet : small_alphabet;
+        const std::u32string a = source.random(m, alphabet);
+        const std::size_t prefix = source.below(m);
+        const std::size_t suffix = source.below(m - prefix);
+        const std::u32string middle =
+            round % 4 < 2
+                ? source.mutate(a.substr(prefix, m - prefix - suffix), source.below(3), alphabet)
+                : source.random(source.below(m + 3), alphabet);
+        const std::u32string b = a.substr(0, prefix) + middle + a.substr(m - suffix);
+        CAPTURE(loopguard::utf8::encode(a));
+        CAPTURE(loopguard::utf8::encode(b));
+        const double expected = sim::ratio(a, b);
+        REQUIRE(expected == doctest::Approx(reference_ratio(a, b)).epsilon(1e-12));
+        const sim::cached_ratio cached(a);
+        const sim::cached_ratio cached8(std::string_view(loopguard::utf8::encode(a)));
+        for (double cutoff : cutoffs) {
+          CAPTURE(cutoff);
+          const double want = expected >= cutoff ? expected : 0.0;
+          REQUIRE(cached.similarity(b, cutoff) == want);
+          REQUIRE(cached8.similarity(std::string_view(loopguard::utf8::encode(b)), cutoff) == want);
+          // The other way round: b as the pattern (up to 67 code points).
+          REQUIRE(sim::cached_ratio(b).similarity(a, cutoff) == want);
+        }
+      }
+    }
+    // Equal strings, one a prefix or suffix of the other, nothing in common.
+    const sim::cached_ratio abc(std::u32string_view(U"abc"));
+    CHECK(abc.similarity(std::string_view("abc")) == 100.0);
+    CHECK(abc.similarity(std::string_view("ab")) == doctest::Approx(80.0).epsilon(1e-12));
+    CHECK(abc.similarity(std::string_view("bc")) == doctest::Approx(80.0).epsilon(1e-12));
+    CHECK(abc.similarity(std::string_view("abcabc")) ==
+          doctest::Approx(600.0 / 9.0).epsilon(1e-12));
+    CHECK(abc.similarity(std::string_view("xyz")) == 0.0);
+    CHECK(abc.similarity(std::string_view("")) == 0.0);
+  }
+
   TEST_CASE("similarity: partial_ratio matches hand-checked alignments") {
     CHECK(sim::partial_ratio(std::string_view("this is a test"),
                              std::string_view("this is a test!")) == 100.0);

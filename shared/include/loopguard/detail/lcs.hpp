@@ -56,6 +56,13 @@ template <class CharT>
 std::size_t lcs_with(const pattern_bits& bits, const CharT* text, std::size_t n,
                      std::size_t min_lcs);
 
+// lcs_with for a pattern of at most 64 code points (bits.words() == 1) whose code points are
+// also given (pattern[0, bits.size())): the common prefix and suffix of pattern and text are
+// compared, not scanned. Same min_lcs contract; the same LCS as lcs_with.
+template <class CharT>
+std::size_t lcs_short_with(const pattern_bits& bits, const char32_t* pattern, const CharT* text,
+                           std::size_t n, std::size_t min_lcs);
+
 // LCS of a and b, same min_lcs contract. Strips the common prefix and suffix, then runs the
 // bit-parallel scan with the shorter rest as the pattern (a per-thread table is reused, so no
 // allocation once warmed up).
@@ -76,6 +83,10 @@ std::size_t min_lcs_for(double score_cutoff, std::size_t total);
 extern template std::size_t lcs_with(const pattern_bits&, const char*, std::size_t, std::size_t);
 extern template std::size_t lcs_with(const pattern_bits&, const char32_t*, std::size_t,
                                      std::size_t);
+extern template std::size_t lcs_short_with(const pattern_bits&, const char32_t*, const char*,
+                                           std::size_t, std::size_t);
+extern template std::size_t lcs_short_with(const pattern_bits&, const char32_t*, const char32_t*,
+                                           std::size_t, std::size_t);
 extern template std::size_t lcs(const char*, std::size_t, const char*, std::size_t, std::size_t);
 extern template std::size_t lcs(const char32_t*, std::size_t, const char32_t*, std::size_t,
                                 std::size_t);

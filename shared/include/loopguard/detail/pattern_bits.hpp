@@ -65,8 +65,13 @@ class pattern_bits {
     const std::uint32_t e = index_.find(c);
     return &rows_[(e == 0 ? 0 : flat_rows_ + e) * words_];
   }
-  // The first word of c's row: the whole row when size() <= 64.
-  std::uint64_t word0(char32_t c) const { return row(c)[0]; }
+  // c's row when words() == 1 (at most 64 code points): one load from a direct table for code
+  // points below 256, the hash map for the others.
+  std::uint64_t single_word(char32_t c) const {
+    if (c < flat_size) return single_rows_[c];
+    const std::uint32_t e = index_.find(c);
+    return e == 0 ? 0 : rows_[flat_rows_ + e];
+  }
 
  private:
   // Only the rows of code points that occur are stored (row 0 is all zero), so building the
@@ -78,6 +83,9 @@ class pattern_bits {
   std::vector<unsigned char> used_flat_;    // code points below 256 set by the current pattern
   code_point_index index_;                  // the others: row flat_rows_ + index
   std::vector<std::uint64_t> rows_;
+  // When words_ == 1: the row of every code point below 256 itself (0 when absent), so that the
+  // single-word scans read it without going through flat_row_. Unused otherwise.
+  std::uint64_t single_rows_[flat_size] = {};
 };
 
 extern template void pattern_bits::assign(const char*, std::size_t);

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <span>
 #include <unordered_set>
 
 namespace loopguard::daemon {
@@ -49,8 +48,8 @@ group_committer::group_committer(swarm_service& service, checkpoint_store& store
 void group_committer::reset_job() {
   parts_.clear();
   flip_rows_ = {};
-  part_ = 0;
-  offset_ = 0;
+  order_ = {};
+  batch_ = {};
   rows_taken_ = 0;
   boundary_.reset();
 }
@@ -79,7 +78,11 @@ void group_committer::prepare_parts() {
   }
 }
 
-compaction_step group_committer::next_step() {
+std::size_t group_committer::step_rows(bool acks_wait) const {
+  return acks_wait ? std::max<std::size_t>(chunk_rows_ / kAckWaitDivisor, 1) : chunk_rows_;
+}
+
+compaction_step group_committer::next_step(bool acks_wait) {
   compaction_step step;
   switch (phase_) {
     case phase::idle:
@@ -87,37 +90,22 @@ compaction_step group_committer::next_step() {
       break;
     case phase::fold:
       step.what = compaction_step::kind::fold;
-      step.limit = chunk_rows_;
+      step.limit = step_rows(acks_wait);
       break;
-    case phase::stage: {
-      while (part_ < parts_.size() && offset_ >= rows_in(parts_[part_])) {
-        ++part_;
-        offset_ = 0;
+    case phase::stage:
+      // A batch whose commit failed is written again as it was.
+      if (batch_.empty()) {
+        if (order_.done()) {
+          phase_ = phase::flip;
+          return next_step(acks_wait);
+        }
+        batch_ = order_.next(step_rows(acks_wait));
       }
-      if (part_ >= parts_.size()) {
-        phase_ = phase::flip;
-        return next_step();
-      }
-      // Within a part erasures and rows are disjoint; parts are staged in the order taken, so
-      // a fingerprint in two parts is overlaid (and folded) latest last.
-      const state_changes& p = parts_[part_];
       step.what = compaction_step::kind::stage;
       step.generation = generation_;
-      const std::span<const fingerprint_ref> erased(p.erased);
-      const std::span<const fingerprint_row> rows(p.fingerprints);
-      std::size_t at = offset_, left = chunk_rows_;
-      if (at < erased.size()) {
-        const std::size_t n = std::min(left, erased.size() - at);
-        step.erased = erased.subspan(at, n);
-        at += n;
-        left -= n;
-      }
-      if (left > 0 && at >= erased.size()) {
-        const std::size_t from = at - erased.size();
-        step.rows = rows.subspan(from, std::min(left, rows.size() - from));
-      }
+      step.erased = batch_.erased;
+      step.rows = batch_.rows;
       break;
-    }
     case phase::flip:
       // The boundary is known once the commit that took the last part has committed (a
       // failed one is retried first, merged with the later ones).
@@ -139,8 +127,8 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
       if (out.folded < step.limit) phase_ = phase::idle;
       break;
     case compaction_step::kind::stage:
-      offset_ += step.erased.size() + step.rows.size();
-      o.rows += step.erased.size() + step.rows.size();
+      o.rows += batch_.size();
+      batch_ = {};
       break;
     case compaction_step::kind::flip:
       o.rows +=
@@ -179,9 +167,11 @@ checkpoint group_committer::take_final() {
 }
 
 checkpoint group_committer::take_part(outcome& o) {
-  const std::size_t limit = 4 * chunk_rows_;
+  // Ingest waits for the lock meanwhile: ~1 ms per 1024 rows here (docs/performance.md).
+  const std::size_t limit = chunk_rows_;
   const auto t0 = std::chrono::steady_clock::now();
   state_changes part = service_.take_rows(limit);
+  sort_part(part);  // outside the lock: staged in key order (docs/storage.md)
   const bool last = rows_in(part) < limit || parts_.size() + 1 >= max_parts_;
   rows_taken_ += rows_in(part);
   parts_.push_back(std::move(part));
@@ -192,10 +182,12 @@ checkpoint group_committer::take_part(outcome& o) {
   staged_take t = service_.take_staged_checkpoint();
   o.take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rows_taken_ += rows_in(t.rows);
+  sort_part(t.rows);
   parts_.push_back(std::move(t.rows));
   o.began_rows = rows_taken_;
   generation_ = current.value() + 1;
   prepare_parts();
+  order_.reset(parts_);
   phase_ = phase::stage;
   return std::move(t.commit);
 }
@@ -223,7 +215,8 @@ group_committer::outcome group_committer::commit_once(bool final) {
     has_failed_ = false;
   }
   o.epoch = c.epoch;
-  const compaction_step step = final ? compaction_step{} : next_step();
+  // Acks wait for this commit (it carries a log record): a smaller step (docs/storage.md).
+  const compaction_step step = final ? compaction_step{} : next_step(!c.log.empty());
   if (c.empty() && step.what == compaction_step::kind::none) return o;
   commit_outcome out;
   o.wrote = true;

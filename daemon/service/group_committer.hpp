@@ -4,14 +4,16 @@
 // compaction forward one bounded step per commit (docs/storage.md, "Compaction in chunks"):
 //
 //   fold   staged rows left by the previous compaction (or by one a crash cut short) are moved
-//          into the rows, `chunk_rows` per commit, until none is left;
+//          into the rows, `chunk_rows` per commit (chunk_rows / kAckWaitDivisor in a commit
+//          that carries a log record: acks wait for it), until none is left;
 //   idle   until the log written since the last compaction reaches `compact_log_bytes`;
-//   take   the changed rows are taken in parts, `4 * chunk_rows` per hold of the state's lock,
+//   take   the changed rows are taken in parts, `chunk_rows` per hold of the state's lock,
 //          one part per commit, until a part comes back short; then the last part is taken
 //          together with the log record it covers (its boundary): a row taken in an earlier
 //          part and changed since is changed again, so it is in a later part;
 //   stage  the changed rows are written to the staged table of the next generation,
-//          `chunk_rows` per commit;
+//          `chunk_rows` per commit (fewer, as for the fold), in the key order of the rows (staging_order), so that the
+//          fold rewrites neighbouring pages;
 //   flip   one commit writes the swarm and worker rows, makes the new generation current and
 //          deletes the log records up to the boundary; then fold again.
 //
@@ -26,6 +28,7 @@
 #include <optional>
 #include <vector>
 
+#include "service/staging_order.hpp"
 #include "service/swarm_service.hpp"
 #include "store/checkpoint_store.hpp"
 
@@ -35,7 +38,9 @@ class group_committer {
  public:
   static constexpr std::size_t kChunkRows = 1024;
   // Then the last part is taken anyway (ingest changing rows faster than parts take them).
-  static constexpr std::size_t kMaxParts = 256;
+  static constexpr std::size_t kMaxParts = 1024;
+  // A commit that acks wait for (it carries a log record) carries a step of chunk_rows / 8.
+  static constexpr std::size_t kAckWaitDivisor = 8;
 
   group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
                   std::size_t chunk_rows = kChunkRows, std::size_t max_parts = kMaxParts);
@@ -61,7 +66,8 @@ class group_committer {
 
  private:
   enum class phase : std::uint8_t { fold, idle, take, stage, flip };
-  compaction_step next_step();
+  compaction_step next_step(bool acks_wait);
+  std::size_t step_rows(bool acks_wait) const;
   void advance(const compaction_step& step, const commit_outcome& out, outcome& o);
   // A part's rows of a swarm completed in a later part are dropped; the flip's rows gathered.
   void prepare_parts();
@@ -75,10 +81,11 @@ class group_committer {
   std::size_t compact_log_bytes_;
   std::size_t chunk_rows_;
   std::size_t max_parts_;
-  phase phase_ = phase::fold;          // at start the store may hold staged rows: fold them first
-  std::vector<state_changes> parts_;   // the change set, in the order taken (take, stage)
-  state_changes flip_rows_;            // every part's completions, the swarm and worker rows
-  std::size_t part_ = 0, offset_ = 0;  // staged so far: parts before part_, offset_ rows of it
+  phase phase_ = phase::fold;         // at start the store may hold staged rows: fold them first
+  std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)
+  state_changes flip_rows_;           // every part's completions, the swarm and worker rows
+  staging_order order_;               // the parts merged in key order (stage)
+  staging_batch batch_;               // the rows of the stage step being written
   std::size_t rows_taken_ = 0;
   std::optional<std::int64_t> boundary_;  // the id of the last log record the parts cover
   std::int64_t generation_ = 0;           // of the staged rows

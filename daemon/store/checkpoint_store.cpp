@@ -21,9 +21,9 @@ status write_step(checkpoint_store& store, const compaction_step& step, commit_o
       break;
     case compaction_step::kind::stage:
       each(step.erased,
-           [&](const fingerprint_ref& r) { return store.stage_erase(step.generation, r); });
+           [&](const fingerprint_ref* r) { return store.stage_erase(step.generation, *r); });
       each(step.rows,
-           [&](const fingerprint_row& r) { return store.stage_fingerprint(step.generation, r); });
+           [&](const fingerprint_row* r) { return store.stage_fingerprint(step.generation, *r); });
       break;
     case compaction_step::kind::flip: {
       const state_changes& ch = *step.changes;

@@ -109,12 +109,13 @@ class checkpoint_store {
 struct compaction_step {
   enum class kind : std::uint8_t { none, stage, flip, fold };
   kind what = kind::none;
-  std::int64_t generation = 0;              // stage, flip
-  std::span<const fingerprint_ref> erased;  // stage: staged first
-  std::span<const fingerprint_row> rows;    // stage
-  const state_changes* changes = nullptr;   // flip: its cleared swarms, swarm and worker rows
-  std::int64_t boundary = 0;                // flip: the last log record the rows cover
-  std::size_t limit = 0;                    // fold
+  std::int64_t generation = 0;  // stage, flip
+  // stage: each fingerprint at most once per step (so erasures and rows may go in any order)
+  std::span<const fingerprint_ref* const> erased;
+  std::span<const fingerprint_row* const> rows;
+  const state_changes* changes = nullptr;  // flip: its cleared swarms, swarm and worker rows
+  std::int64_t boundary = 0;               // flip: the last log record the rows cover
+  std::size_t limit = 0;                   // fold
 };
 
 // What write_checkpoint learned while writing.

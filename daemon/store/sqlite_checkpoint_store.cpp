@@ -130,7 +130,7 @@ INSERT INTO compaction VALUES (0, 0);
 
 constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
 constexpr int kLoadCacheKiB = 8 * 1024;  // for loading: it reads every page once
-constexpr int kWalAutocheckpointPages = 16384;
+constexpr int kWalAutocheckpointPages = 1024;
 constexpr int kOldestReadableVersion = 2;  // version 1 had no log; no such file was deployed
 
 std::int64_t as_int(std::uint64_t v) {

@@ -12,8 +12,8 @@
 //          together with the log record it covers (its boundary): a row taken in an earlier
 //          part and changed since is changed again, so it is in a later part;
 //   stage  the changed rows are written to the staged table of the next generation,
-//          `chunk_rows` per commit (fewer, as for the fold), in the key order of the rows (staging_order), so that the
-//          fold rewrites neighbouring pages;
+//          `chunk_rows` per commit (fewer, as for the fold), in the key order of the rows
+//          (staging_order), so that the fold rewrites neighbouring pages;
 //   flip   one commit writes the swarm and worker rows, makes the new generation current and
 //          deletes the log records up to the boundary; then fold again.
 //

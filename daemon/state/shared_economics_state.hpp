@@ -118,12 +118,11 @@ class shared_economics_state {
   std::vector<protocol::verdict> apply(const swarm_event& e);
   // Hints while a batch of one swarm's events is applied (docs/performance.md, "CPU per
   // event"). A batch's events touch entries scattered over the whole state, each a trip to
-  // memory, so: every entry of the batch is looked up at once when the read-ahead is made (the
-  // lookups are independent, so their trips to memory overlap); then before(i), called before
-  // event i is applied, fetches the entries of event i + kAhead into the CPU's cache and the heap
-  // blocks of event i + kAhead / 2's entries (a window of more than one call, results, workers,
-  // tallies), whose addresses are in the entries fetched before. Changes nothing; a swarm or a
-  // fingerprint unknown when the read-ahead is made gets none.
+  // memory, so before(i), called before event i is applied, looks up the entries of event
+  // i + kAhead and fetches them into the CPU's cache, and fetches the heap blocks of event
+  // i + kAhead / 2's entries (a window of more than one call, results, workers, tallies), whose
+  // addresses are in the entries fetched before. The constructor fetches the first kAhead
+  // events' entries. Changes nothing; a swarm unknown when the read-ahead is made gets none.
   class read_ahead {
    public:
     static constexpr std::size_t kAhead = 8;

@@ -54,7 +54,11 @@ void code_point_index::grow() {
 
 template <class CharT>
 void pattern_bits::assign(const CharT* pattern, std::size_t n) {
-  for (unsigned char c : used_flat_) flat_row_[c] = 0;
+  // Only the entries the previous pattern set are cleared: the tables stay all zero elsewhere.
+  for (unsigned char c : used_flat_) {
+    flat_row_[c] = 0;
+    single_rows_[c] = 0;
+  }
   used_flat_.clear();
   index_.clear();
   size_ = n;
@@ -81,7 +85,7 @@ void pattern_bits::assign(const CharT* pattern, std::size_t n) {
     rows_[r * words_ + i / word_bits] |= std::uint64_t{1} << (i % word_bits);
   }
   if (words_ == 1) {
-    for (std::size_t c = 0; c < flat_size; ++c) single_rows_[c] = rows_[flat_row_[c]];
+    for (unsigned char c : used_flat_) single_rows_[c] = rows_[flat_row_[c]];
   }
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "loopguard/detail/pattern_bits.hpp"
 #include "loopguard/detail/tokens.hpp"
 #include "loopguard/utf8.hpp"
 
@@ -328,6 +329,30 @@ TEST_SUITE("similarity") {
           doctest::Approx(600.0 / 9.0).epsilon(1e-12));
     CHECK(abc.similarity(std::string_view("xyz")) == 0.0);
     CHECK(abc.similarity(std::string_view("")) == 0.0);
+  }
+
+  TEST_CASE("similarity: a reused pattern table keeps no row of the previous pattern") {
+    // assign() clears only what the previous pattern set: rows of characters that pattern used
+    // must read zero once the next pattern does not use them, at one word and at several.
+    sim::detail::pattern_bits bits;
+    bits.assign(U"abca", 4);
+    CHECK(bits.single_word(U'a') == 0b1001);
+    CHECK(bits.single_word(U'c') == 0b0100);
+    bits.assign(U"xa", 2);
+    CHECK(bits.single_word(U'a') == 0b10);
+    CHECK(bits.single_word(U'x') == 0b01);
+    CHECK(bits.single_word(U'b') == 0);
+    CHECK(bits.single_word(U'c') == 0);
+    const std::u32string long_pattern(100, U'q');
+    bits.assign(long_pattern.data(), long_pattern.size());
+    CHECK(bits.words() == 2);
+    CHECK(bits.row(U'x')[0] == 0);
+    CHECK(bits.row(U'q')[1] == (std::uint64_t{1} << 36) - 1);
+    bits.assign("b", 1);
+    CHECK(bits.single_word(U'b') == 1);
+    CHECK(bits.single_word(U'q') == 0);
+    CHECK(bits.single_word(U'a') == 0);
+    CHECK(bits.single_word(U'x') == 0);
   }
 
   TEST_CASE("similarity: partial_ratio matches hand-checked alignments") {

@@ -91,6 +91,7 @@ compaction_step group_committer::next_step(bool acks_wait) {
     case phase::fold:
       step.what = compaction_step::kind::fold;
       step.limit = step_rows(acks_wait);
+      step.trim_bytes = step.limit * kTrimBytesPerRow;
       break;
     case phase::stage:
       // A batch whose commit failed is written again as it was.
@@ -124,7 +125,7 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
     case compaction_step::kind::none:
       break;
     case compaction_step::kind::fold:
-      if (out.folded < step.limit) phase_ = phase::idle;
+      if (out.folded < step.limit && !out.trimmed.more) phase_ = phase::idle;
       break;
     case compaction_step::kind::stage:
       o.rows += batch_.size();

@@ -5,7 +5,8 @@
 //
 //   fold   staged rows left by the previous compaction (or by one a crash cut short) are moved
 //          into the rows, `chunk_rows` per commit (chunk_rows / kAckWaitDivisor in a commit
-//          that carries a log record: acks wait for it), until none is left;
+//          that carries a log record: acks wait for it), and the log records its flip covered
+//          are deleted, kTrimBytesPerRow bytes per row of the step, until neither is left;
 //   idle   until the log written since the last compaction reaches `compact_log_bytes`;
 //   take   the changed rows are taken in parts, `chunk_rows` per hold of the state's lock,
 //          one part per commit, until a part comes back short; then the last part is taken
@@ -15,7 +16,9 @@
 //          `chunk_rows` per commit (fewer, as for the fold), in the key order of the rows
 //          (staging_order), so that the fold rewrites neighbouring pages;
 //   flip   one commit writes the swarm and worker rows, makes the new generation current and
-//          deletes the log records up to the boundary; then fold again.
+//          records the boundary as the log's floor (the records up to it are covered, so a
+//          restore skips them: deleting ~1M events of log in this one commit made acks wait
+//          for it); then fold again.
 //
 // A crash or a failed commit at any point leaves a store that restores exactly what was last
 // committed: before the flip the staged rows of the new generation are ignored (the old rows
@@ -41,6 +44,9 @@ class group_committer {
   static constexpr std::size_t kMaxParts = 1024;
   // A commit that acks wait for (it carries a log record) carries a step of chunk_rows / 8.
   static constexpr std::size_t kAckWaitDivisor = 8;
+  // A fold step also deletes up to this many bytes of covered log records per row it may move
+  // (1 MiB in a step of 1024 rows; about as long to write as the rows, docs/performance.md).
+  static constexpr std::size_t kTrimBytesPerRow = 1024;
 
   group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
                   std::size_t chunk_rows = kChunkRows, std::size_t max_parts = kMaxParts);

@@ -60,6 +60,12 @@ struct stored_state {
 // whose rows the store then discards: this recycles the chunks' memory.
 using fingerprint_sink = std::function<void(std::vector<fingerprint_row>& chunk)>;
 
+// What one trim_log() did.
+struct log_trim {
+  std::size_t records = 0;  // deleted
+  bool more = false;        // covered records remain
+};
+
 // Contract: between begin() and commit() every step belongs to one transaction; commit() makes
 // it durable (or fails and changes nothing); rollback() discards it. Not thread-safe: one
 // checkpointer thread owns the store.
@@ -84,16 +90,23 @@ class checkpoint_store {
   virtual status erase_expired(const worker_identity& id) = 0;
   virtual status erase_swarm_seen(std::string_view swarm) = 0;
   virtual status put_swarm_seen(const swarm_seen_row& row) = 0;
-  virtual status truncate_log() = 0;  // deletes every log record
+  virtual status truncate_log() = 0;  // deletes every log record (the floor stays)
+  // Appends a record. Its id is above every record's and the floor, so ids only grow.
   virtual status append_log(std::string_view record) = 0;
   // Compaction in chunks (schema 5, docs/storage.md "Compaction in chunks"). A staged row or
   // erasure belongs to a generation; the store's current generation is the last one flipped.
-  virtual result<std::int64_t> log_end() = 0;  // the id of the last log record, 0: none
+  // The id of the last log record, or the floor when it is higher (every record trimmed): the
+  // boundary of records appended after it.
+  virtual result<std::int64_t> log_end() = 0;
   virtual status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) = 0;
   virtual status stage_erase(std::int64_t generation, const fingerprint_ref& ref) = 0;
-  // Makes `generation` current (its staged rows now overlay the rows) and deletes the log
-  // records up to `boundary`.
+  // Makes `generation` current (its staged rows now overlay the rows) and records that the
+  // log records up to `boundary` are covered by them (the log's floor, schema 6): a restore
+  // skips them, and trim_log() deletes them later, a bounded part per commit.
   virtual status flip(std::int64_t generation, std::int64_t boundary) = 0;
+  // Deletes covered log records (at or below the floor), oldest first: at least one, and then
+  // as long as fewer than `max_bytes` of record data were deleted.
+  virtual result<log_trim> trim_log(std::size_t max_bytes) = 0;
   // Moves up to `limit` staged rows, oldest first, out of the staged table: those of the
   // current generation into the rows (an erasure deletes the row), others (of a compaction
   // that never became current) are dropped. Returns how many it moved.
@@ -115,13 +128,15 @@ struct compaction_step {
   std::span<const fingerprint_row* const> rows;
   const state_changes* changes = nullptr;  // flip: its cleared swarms, swarm and worker rows
   std::int64_t boundary = 0;               // flip: the last log record the rows cover
-  std::size_t limit = 0;                   // fold
+  std::size_t limit = 0;                   // fold: staged rows moved at most
+  std::size_t trim_bytes = 0;              // fold: covered log bytes deleted (trim_log)
 };
 
 // What write_checkpoint learned while writing.
 struct commit_outcome {
   std::optional<std::int64_t> boundary;  // with c.log_mark: the id of the mark's last record
   std::size_t folded = 0;                // fold: staged rows moved
+  log_trim trimmed;                      // fold: covered log records deleted
 };
 
 // Writes `c` as one transaction: begin; for a compaction fold every staged row, truncate the

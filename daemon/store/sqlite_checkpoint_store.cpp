@@ -76,9 +76,10 @@ CREATE TABLE staged (
 );
 CREATE TABLE compaction (
   id         INTEGER PRIMARY KEY CHECK (id = 0),
-  generation INTEGER NOT NULL
+  generation INTEGER NOT NULL,
+  log_floor  INTEGER NOT NULL DEFAULT 0
 );
-INSERT INTO compaction VALUES (0, 0);
+INSERT INTO compaction VALUES (0, 0, 0);
 )sql";
 
 // Schema 2 -> 3 (docs/storage.md, "Migrations"): the swarms' cost and hand-off columns, and every
@@ -128,6 +129,12 @@ CREATE TABLE compaction (
 INSERT INTO compaction VALUES (0, 0);
 )sql";
 
+// Schema 5 -> 6 (docs/storage.md, "Migrations"): the log's floor. A schema-5 flip deleted the
+// records it covered, so every record left is above the boundary: the floor starts at 0.
+constexpr const char* kMigrate5To6 = R"sql(
+ALTER TABLE compaction ADD COLUMN log_floor INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
 constexpr int kLoadCacheKiB = 8 * 1024;  // for loading: it reads every page once
 constexpr int kWalAutocheckpointPages = 1024;
@@ -156,7 +163,7 @@ struct sqlite_checkpoint_store::impl {
   SQLite::Database db;
   std::optional<SQLite::Statement> clear_swarms, clear_workers, clear_fps, put_swarm, put_worker,
       put_fp, erase_fp, put_seq, truncate_log, append_log, erase_seq, put_seen, put_expired,
-      erase_expired, erase_swarm_seen, put_swarm_seen, log_end, stage, flip_log, flip_generation,
+      erase_expired, erase_swarm_seen, put_swarm_seen, log_end, stage, flip, trim_select, trim_delete,
       fold_select, fold_delete, generation;
   std::string scratch;  // the fingerprint blob being written
   bool in_transaction = false;
@@ -183,12 +190,21 @@ struct sqlite_checkpoint_store::impl {
     erase_swarm_seen.emplace(db, "DELETE FROM swarm_seen WHERE swarm = ?");
     put_swarm_seen.emplace(db, "INSERT OR REPLACE INTO swarm_seen VALUES (?, ?)");
     truncate_log.emplace(db, "DELETE FROM log");
-    append_log.emplace(db, "INSERT INTO log (data) VALUES (?)");
-    log_end.emplace(db, "SELECT coalesce(max(id), 0) FROM log");
+    // Ids only grow, above the floor too: SQLite would number a record in an emptied table 1.
+    append_log.emplace(db,
+                       "INSERT INTO log (id, data) SELECT max(coalesce((SELECT max(id) FROM log), "
+                       "0), log_floor) + 1, ? FROM compaction WHERE id = 0");
+    log_end.emplace(db,
+                    "SELECT max(coalesce((SELECT max(id) FROM log), 0), log_floor) FROM "
+                    "compaction WHERE id = 0");
     stage.emplace(db,
                   "INSERT INTO staged (generation, swarm, kind, fp, data) VALUES (?, ?, ?, ?, ?)");
-    flip_log.emplace(db, "DELETE FROM log WHERE id <= ?");
-    flip_generation.emplace(db, "UPDATE compaction SET generation = ? WHERE id = 0");
+    flip.emplace(db, "UPDATE compaction SET generation = ?, log_floor = ? WHERE id = 0");
+    // length() of a blob reads its size from the record header, not its overflow pages.
+    trim_select.emplace(db,
+                        "SELECT id, length(data) FROM log WHERE id <= (SELECT log_floor FROM "
+                        "compaction WHERE id = 0) ORDER BY id");
+    trim_delete.emplace(db, "DELETE FROM log WHERE id <= ?");
     fold_select.emplace(db,
                         "SELECT id, generation = (SELECT generation FROM compaction), swarm, kind, "
                         "fp, data FROM staged ORDER BY id LIMIT ?");
@@ -295,6 +311,7 @@ void migrate(SQLite::Database& db, int version) {
   if (version == 2) db.exec(kMigrate2To3);
   if (version <= 3) db.exec(kMigrate3To4);
   if (version <= 4) db.exec(kMigrate4To5);
+  if (version <= 5) db.exec(kMigrate5To6);
   db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
   tx.commit();
 }
@@ -394,7 +411,10 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
     }
     overlay over = load_overlay();
     load_fingerprints(sink, over);
-    SQLite::Statement log(impl_->db, "SELECT data FROM log ORDER BY id");
+    // Records at or below the floor are covered by the rows (a trim deletes them later).
+    SQLite::Statement log(impl_->db,
+                          "SELECT data FROM log WHERE id > (SELECT log_floor FROM compaction "
+                          "WHERE id = 0) ORDER BY id");
     while (log.executeStep()) out.log.emplace_back(blob_of(log.getColumn(0)));
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
     SQLite::Statement seqs(impl_->db,
@@ -742,15 +762,39 @@ status sqlite_checkpoint_store::stage_erase(std::int64_t generation, const finge
 
 status sqlite_checkpoint_store::flip(std::int64_t generation, std::int64_t boundary) {
   return guarded(path_, "making a compaction current", [&] {
-    auto& log = *impl_->flip_log;
-    log.reset();
-    log.bind(1, boundary);
-    log.exec();
-    auto& gen = *impl_->flip_generation;
-    gen.reset();
-    gen.bind(1, generation);
-    if (gen.exec() != 1) throw std::runtime_error("the compaction table has no row");
+    auto& st = *impl_->flip;
+    st.reset();
+    st.bind(1, generation);
+    st.bind(2, boundary);
+    if (st.exec() != 1) throw std::runtime_error("the compaction table has no row");
   });
+}
+
+result<log_trim> sqlite_checkpoint_store::trim_log(std::size_t max_bytes) {
+  log_trim out;
+  const status s = guarded(path_, "trimming the log", [&] {
+    auto& sel = *impl_->trim_select;
+    sel.reset();
+    std::int64_t last = 0;
+    std::size_t bytes = 0;
+    while (sel.executeStep()) {
+      if (out.records > 0 && bytes >= max_bytes) {
+        out.more = true;
+        break;
+      }
+      ++out.records;
+      last = sel.getColumn(0).getInt64();
+      bytes += static_cast<std::size_t>(sel.getColumn(1).getInt64());
+    }
+    sel.reset();
+    if (out.records == 0) return;
+    auto& del = *impl_->trim_delete;
+    del.reset();
+    del.bind(1, last);
+    del.exec();
+  });
+  if (!s.ok()) return s;
+  return out;
 }
 
 result<std::size_t> sqlite_checkpoint_store::fold_staged(std::size_t limit) {

@@ -13,7 +13,7 @@ namespace loopguard::daemon {
 
 class sqlite_checkpoint_store final : public checkpoint_store {
  public:
-  static constexpr int kSchemaVersion = 5;
+  static constexpr int kSchemaVersion = 6;
   static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
 
   // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page
@@ -58,6 +58,7 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) override;
   status stage_erase(std::int64_t generation, const fingerprint_ref& ref) override;
   status flip(std::int64_t generation, std::int64_t boundary) override;
+  result<log_trim> trim_log(std::size_t max_bytes) override;
   result<std::size_t> fold_staged(std::size_t limit) override;
   result<std::int64_t> generation() override;
   status commit() override;

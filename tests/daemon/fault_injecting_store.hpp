@@ -82,6 +82,10 @@ class fault_injecting_store final : public checkpoint_store {
   status flip(std::int64_t generation, std::int64_t boundary) override {
     return step([&] { return inner_.flip(generation, boundary); });
   }
+  result<log_trim> trim_log(std::size_t max_bytes) override {
+    if (++count_ == fail_at_) return injected();
+    return inner_.trim_log(max_bytes);
+  }
   result<std::size_t> fold_staged(std::size_t limit) override {
     if (++count_ == fail_at_) return injected();
     return inner_.fold_staged(limit);

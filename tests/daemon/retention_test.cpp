@@ -90,9 +90,51 @@ void schema4_sequence(clocked_service& c, checkpoint_store* store) {
   commit(false);
 }
 
+
+// The sequence that wrote tests/daemon/data/schema5.db (its README): a compaction in chunks left
+// after its flip, its staged rows not yet folded, and a log record after its boundary. With
+// `store`, the checkpoints it wrote; without, the same operations on a fresh service.
+void schema5_sequence(clocked_service& c, checkpoint_store* store) {
+  const auto feed = [&](const std::string& swarm, int n, std::uint64_t first, double t0) {
+    for (int w = 0; w < 3; ++w) {
+      std::vector<protocol::event> batch;
+      for (int i = 0; i < n; ++i) {
+        batch.push_back(wire_event(first + std::uint64_t(i), std::uint64_t(1 + i % 4), t0 + i));
+      }
+      REQUIRE(c.svc.ingest({swarm, test::worker_name(w), "inc"}, batch).error.ok());
+    }
+  };
+  const auto commit = [&](bool compact) {
+    const auto cp = c.svc.take_checkpoint(compact);
+    if (store != nullptr) REQUIRE(write_checkpoint(*store, cp).ok());
+  };
+  feed("s1", 30, 1, 0);
+  feed("s2", 5, 1, 0);
+  std::vector<protocol::event> paid{wire_event(6, 1, 5)};
+  paid[0].spent = {1000, 0.25};
+  REQUIRE(c.svc.ingest({"s2", "w0", "inc"}, paid).error.ok());
+  commit(true);
+  feed("s2", 7, 6, 10);
+  feed("s3", 12, 1, 100);
+  commit(false);
+  if (store != nullptr) {
+    // Two rows per part and per step: it takes, stages and flips over several commits.
+    group_committer gc(c.svc, *store, 1, 2);
+    bool flipped = false;
+    for (int i = 0; i < 100 && !flipped; ++i) {
+      const auto o = gc.commit_once(false);
+      REQUIRE_MESSAGE(o.result.ok(), o.result.message());
+      flipped = o.compacted;
+    }
+    REQUIRE(flipped);
+  }
+  feed("s3", 4, 13, 200);
+  commit(false);
+}
 }  // namespace
 
 TEST_SUITE("retention") {
+
   TEST_CASE("idle_tracker: an incarnation expires after its idle time, never while connected") {
     idle_tracker t;
     const worker_identity a{"s", "w0", "a"}, b{"s", "w1", "b"};
@@ -439,7 +481,7 @@ TEST_SUITE("retention") {
     CHECK(sqlite_checkpoint_store::open(path).has_value());
   }
 
-  TEST_CASE("a kept schema-4 database is migrated to schema 5 and restores exactly") {
+  TEST_CASE("a kept schema-4 database is migrated to the current schema and restores exactly") {
     test::temp_dir dir;
     const std::string path = dir.file("schema4.db");
     std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema4.db", path);
@@ -482,15 +524,70 @@ TEST_SUITE("retention") {
       again.now = got.now;
       const auto back = again.svc.restore_from(*store);
       REQUIRE(back.has_value());
-      CHECK(back->records == 0);  // the two migrated records were covered and deleted
+      CHECK(back->records == 0);  // the two migrated records were covered (and trimmed)
       CHECK(again.svc.sequences() == want.svc.sequences());
     }
     SQLite::Database db(path);
-    CHECK(db.execAndGet("PRAGMA user_version").getInt() == 5);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
     CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 1);
     CHECK(db.execAndGet("SELECT count(*) FROM staged").getInt() == 0);
     CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 4);
-    // A second open finds version 5 and migrates nothing.
+    // A second open finds the current version and migrates nothing.
+    CHECK(sqlite_checkpoint_store::open(path).has_value());
+  }
+
+  TEST_CASE("a kept schema-5 database with a flipped compaction not yet folded is migrated") {
+    // Schema 6 adds the log's floor (0: a schema-5 flip deleted the records it covered). The
+    // file stops after a flip: staged rows of the current generation overlay the rows, and
+    // one record follows the boundary.
+    test::temp_dir dir;
+    const std::string path = dir.file("schema5.db");
+    std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema5.db", path);
+    {
+      SQLite::Database db(path);
+      REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == 5);
+      REQUIRE(db.execAndGet("SELECT count(*) FROM staged WHERE generation = 1").getInt() > 0);
+      REQUIRE(db.execAndGet("SELECT count(*) FROM log").getInt() == 1);
+    }
+    clocked_service want;  // the sequence that wrote it (tests/daemon/data/README.md)
+    schema5_sequence(want, nullptr);
+    const auto digest = [](const swarm_service& s) {
+      return s.read([](const shared_economics_state& x) { return x.digest(); });
+    };
+    {
+      auto store = open_ok(path);
+      clocked_service got;
+      const auto r = got.svc.restore_from(*store);
+      REQUIRE(r.has_value());
+      CHECK(r->records == 1);
+      CHECK(digest(got.svc) == digest(want.svc));
+      CHECK(got.svc.sequences() == want.svc.sequences());
+      CHECK(summary(got.svc, "s2")->spent.tokens == 1000);
+      // The staged rows fold, then a new compaction flips and trims, each commit restoring.
+      group_committer gc(got.svc, *store, 1, 2);
+      bool flipped = false;
+      for (int i = 0; i < 200 && !(flipped && !gc.compacting()); ++i) {
+        const auto o = gc.commit_once(false);
+        REQUIRE_MESSAGE(o.result.ok(), o.result.message());
+        flipped = flipped || o.compacted;
+        clocked_service again;
+        REQUIRE(again.svc.restore_from(*store).has_value());
+        CHECK(digest(again.svc) == digest(want.svc));
+      }
+      CHECK(flipped);
+      CHECK_FALSE(gc.compacting());
+      clocked_service again;
+      const auto back = again.svc.restore_from(*store);
+      REQUIRE(back.has_value());
+      CHECK(back->records == 0);
+      CHECK(again.svc.sequences() == want.svc.sequences());
+    }
+    SQLite::Database db(path);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
+    CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 2);
+    CHECK(db.execAndGet("SELECT log_floor FROM compaction").getInt() >= 1);
+    CHECK(db.execAndGet("SELECT count(*) FROM staged").getInt() == 0);
+    CHECK(db.execAndGet("SELECT count(*) FROM log").getInt() == 0);
     CHECK(sqlite_checkpoint_store::open(path).has_value());
   }
 

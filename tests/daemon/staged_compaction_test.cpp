@@ -221,6 +221,103 @@ TEST_SUITE("staged_compaction") {
     }
   }
 
+  TEST_CASE("the flip keeps the covered log, the fold steps delete it a bounded part at a time") {
+    // Schema 6: the flip records its boundary as the log's floor instead of deleting ~1M events
+    // of log in one commit; restores skip the records at or below it, and each fold step
+    // deletes some (2 rows a step here: 2 KiB of records, at least one).
+    const swarm_rules rules = small_rules();
+    test::temp_dir dir;
+    const std::string path = dir.file("trim.db");
+    const auto covered = [&] {
+      SQLite::Database db(path);
+      return db
+          .execAndGet("SELECT count(*) FROM log WHERE id <= (SELECT log_floor FROM compaction)")
+          .getInt64();
+    };
+    const auto floor = [&] {
+      SQLite::Database db(path);
+      return db.execAndGet("SELECT log_floor FROM compaction").getInt64();
+    };
+    swarm_service svc(rules);
+    auto store = open_ok(path);
+    group_committer gc(svc, *store, 1, 2, 4);
+    // 12 records of log, then a compaction begins (the log is past 1 byte) with no new work:
+    // its boundary is the last record.
+    for (int r = 0; r < 12; ++r) {
+      round_of_work(svc, r);
+      const auto c = svc.take_checkpoint(false);
+      REQUIRE(write_checkpoint(*store, c).ok());
+      svc.mark_durable(c);
+    }
+    bool flipped = false;
+    for (int i = 0; i < 400 && !flipped; ++i) {
+      const auto o = gc.commit_once(false);
+      REQUIRE(o.result.ok());
+      flipped = o.compacted;
+    }
+    REQUIRE(flipped);
+    store.reset();  // the file is read by another connection below: the lock is exclusive
+    CHECK(floor() >= 12);
+    std::int64_t left = covered();
+    CHECK(left >= 12);  // nothing deleted by the flip
+    store = open_ok(path);
+    CHECK(load(*store, rules).digest == digest_of(svc));
+    CHECK(load(*store, rules).records == 0);  // every record is covered: none replayed
+    // The fold steps trim: a few records per commit, never all at once, each commit restoring.
+    // (A committer per commit: another connection reads the file between them.)
+    std::vector<std::int64_t> sizes;  // of the covered records, oldest first
+    store.reset();
+    {
+      SQLite::Database db(path);
+      SQLite::Statement st(
+          db, "SELECT length(data) FROM log WHERE id <= (SELECT log_floor FROM compaction) "
+              "ORDER BY id");
+      while (st.executeStep()) sizes.push_back(st.getColumn(0).getInt64());
+    }
+    REQUIRE(static_cast<std::int64_t>(sizes.size()) == left);
+    int trimming_commits = 0;
+    for (int i = 0; i < 100; ++i) {
+      store = open_ok(path);
+      group_committer step(svc, *store, 1, 2, 4);
+      const auto o = step.commit_once(false);  // no record: a full step, 2 rows and 2 KiB
+      REQUIRE(o.result.ok());
+      CHECK(load(*store, rules).digest == digest_of(svc));
+      const bool more = step.compacting();
+      store.reset();
+      const std::int64_t now = covered();
+      REQUIRE(now <= left);
+      if (now < left) {
+        ++trimming_commits;
+        // Deleted: the oldest records, up to 2 KiB, the last one may cross it.
+        std::int64_t before_last = 0;
+        const auto first = sizes.size() - static_cast<std::size_t>(left);
+        const auto last = sizes.size() - static_cast<std::size_t>(now) - 1;
+        for (auto k = first; k < last; ++k) before_last += sizes[k];
+        CHECK(before_last < 2048);
+      }
+      left = now;
+      if (!more) break;
+    }
+    CHECK(left == 0);
+    CHECK(trimming_commits >= 3);
+    {
+      SQLite::Database db(path);
+      CHECK(db.execAndGet("SELECT count(*) FROM log").getInt64() == 0);
+    }
+    // The log is empty and the floor is not 0: the next record must still be numbered above
+    // the floor (SQLite would number it 1, and a restore would skip it).
+    store = open_ok(path);
+    group_committer gc3(svc, *store, std::size_t{1} << 30);
+    round_of_work(svc, 12);
+    REQUIRE(gc3.commit_once(false).result.ok());
+    const auto got = load(*store, rules);
+    CHECK(got.records == 1);
+    CHECK(got.digest == digest_of(svc));
+    store.reset();
+    SQLite::Database db(path);
+    CHECK(db.execAndGet("SELECT min(id) FROM log").getInt64() > floor());
+  }
+
   TEST_CASE("rows are staged in the key order of the rows, fewer in a commit acks wait for") {
     // 16 rows a step, 2 in a commit that carries a log record (acks wait for it).
     swarm_rules rules;

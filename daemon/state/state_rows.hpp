@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
-#include <boost/container/small_vector.hpp>
-
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
 #include "state/call_window.hpp"
+#include "state/doubling_vector.hpp"
 #include "state/handoff_cycles.hpp"
 
 namespace loopguard::daemon {
@@ -49,10 +48,10 @@ struct fingerprint_stats {
   std::uint32_t level_workers = 0;
   // Most fingerprints have one or two workers, a short window and one result: those are held
   // inline (no allocation of their own; docs/performance.md, "Memory per fingerprint").
-  boost::container::small_vector<std::uint32_t, 2> workers;  // every worker that called it, sorted
-  call_window window;                                        // arrival order
-  boost::container::small_vector<std::uint64_t, 1> results;  // distinct results seen (bounded)
-  protocol::cost wasted;  // what its counted calls cost, as reported
+  doubling_vector<std::uint32_t, 2> workers;  // every worker that called it, sorted
+  call_window window;                         // arrival order
+  doubling_vector<std::uint64_t, 1> results;  // distinct results seen (bounded)
+  protocol::cost wasted;                      // what its counted calls cost, as reported
   // The part of `wasted` in its swarm's wasted total (exact fingerprints): a fingerprint's cost
   // is booked there when it is declared a dead end, and from then on while it is one.
   protocol::cost booked;

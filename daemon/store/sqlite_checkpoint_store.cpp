@@ -163,8 +163,8 @@ struct sqlite_checkpoint_store::impl {
   SQLite::Database db;
   std::optional<SQLite::Statement> clear_swarms, clear_workers, clear_fps, put_swarm, put_worker,
       put_fp, erase_fp, put_seq, truncate_log, append_log, erase_seq, put_seen, put_expired,
-      erase_expired, erase_swarm_seen, put_swarm_seen, log_end, stage, flip, trim_select, trim_delete,
-      fold_select, fold_delete, generation;
+      erase_expired, erase_swarm_seen, put_swarm_seen, log_end, stage, flip, trim_select,
+      trim_delete, fold_select, fold_delete, generation;
   std::string scratch;  // the fingerprint blob being written
   bool in_transaction = false;
 

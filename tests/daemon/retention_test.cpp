@@ -90,7 +90,6 @@ void schema4_sequence(clocked_service& c, checkpoint_store* store) {
   commit(false);
 }
 
-
 // The sequence that wrote tests/daemon/data/schema5.db (its README): a compaction in chunks left
 // after its flip, its staged rows not yet folded, and a log record after its boundary. With
 // `store`, the checkpoints it wrote; without, the same operations on a fresh service.
@@ -134,7 +133,6 @@ void schema5_sequence(clocked_service& c, checkpoint_store* store) {
 }  // namespace
 
 TEST_SUITE("retention") {
-
   TEST_CASE("idle_tracker: an incarnation expires after its idle time, never while connected") {
     idle_tracker t;
     const worker_identity a{"s", "w0", "a"}, b{"s", "w1", "b"};

@@ -270,8 +270,9 @@ TEST_SUITE("staged_compaction") {
     {
       SQLite::Database db(path);
       SQLite::Statement st(
-          db, "SELECT length(data) FROM log WHERE id <= (SELECT log_floor FROM compaction) "
-              "ORDER BY id");
+          db,
+          "SELECT length(data) FROM log WHERE id <= (SELECT log_floor FROM compaction) "
+          "ORDER BY id");
       while (st.executeStep()) sizes.push_back(st.getColumn(0).getInt64());
     }
     REQUIRE(static_cast<std::int64_t>(sizes.size()) == left);

@@ -66,10 +66,25 @@ status daemon_server::restore_state() {
   auto opened = sqlite_checkpoint_store::open(options_.db, {options_.quick_check});
   if (!opened) return opened.error();
   store_ = std::move(*opened);
+  if (const int from = store_->migrated_from(); from != 0) {
+    logs::emit(spdlog::level::info, "migrated",
+               "migrated " + options_.db + " from schema " + std::to_string(from) + " to " +
+                   std::to_string(sqlite_checkpoint_store::kSchemaVersion) +
+                   "; builds that read only older schemas refuse it now (docs/storage.md, "
+                   "\"Migrations\")",
+               {{"db", options_.db}});
+  }
   const auto restored = service_.restore_from(*store_);
   if (!restored) {
-    return status::error("refusing " + options_.db + ": " + restored.error().message() +
-                         "; the file was not modified");
+    // The migration at open committed: say so rather than "not modified".
+    const std::string left =
+        store_->migrated_from() == 0
+            ? "the file was not modified"
+            : "the file was migrated to schema " +
+                  std::to_string(sqlite_checkpoint_store::kSchemaVersion) +
+                  " when opened, and not modified otherwise";
+    return status::error("refusing " + options_.db + ": " + restored.error().message() + "; " +
+                         left);
   }
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - t0;
   char seconds[32];

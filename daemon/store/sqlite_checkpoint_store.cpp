@@ -322,6 +322,7 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
     const std::string& path, options opts) {
   if (auto s = check_header(path); !s.ok()) return s;
   std::unique_ptr<impl> p;
+  int migrated_from = 0;
   try {
     p = std::make_unique<impl>(path);
     const int app = p->db.execAndGet("PRAGMA application_id").getInt();
@@ -337,6 +338,7 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
       create_schema(p->db);
     } else {
       migrate(p->db, version);
+      if (version != kSchemaVersion) migrated_from = version;
     }
     p->prepare();
   } catch (const SQLite::Exception& e) {
@@ -356,11 +358,13 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
   } catch (const std::exception& e) {
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
   }
-  return std::unique_ptr<sqlite_checkpoint_store>(new sqlite_checkpoint_store(path, std::move(p)));
+  return std::unique_ptr<sqlite_checkpoint_store>(
+      new sqlite_checkpoint_store(path, std::move(p), migrated_from));
 }
 
-sqlite_checkpoint_store::sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p)
-    : path_(std::move(path)), impl_(std::move(p)) {}
+sqlite_checkpoint_store::sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p,
+                                                 int migrated_from)
+    : migrated_from_(migrated_from), path_(std::move(path)), impl_(std::move(p)) {}
 
 sqlite_checkpoint_store::~sqlite_checkpoint_store() {
   rollback();

@@ -65,6 +65,8 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   void rollback() noexcept override;
 
   const std::string& path() const { return path_; }
+  // The schema version open() migrated the file from; 0: it was new or current.
+  int migrated_from() const { return migrated_from_; }
 
   // Takes the file's exclusive lock now and holds it until the store is closed (locking_mode
   // EXCLUSIVE keeps it after the first write), for the offline commands (docs/scaling.md,
@@ -74,12 +76,13 @@ class sqlite_checkpoint_store final : public checkpoint_store {
 
  private:
   struct impl;
-  sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p);
+  sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p, int migrated_from);
   // Throw on a malformed row. The staged rows of the current generation overlay the rows:
   // load_overlay() reads them, load_fingerprints() skips the rows they replace or erase.
   struct overlay;
   overlay load_overlay();
   void load_fingerprints(const fingerprint_sink& sink, overlay& over);
+  int migrated_from_ = 0;
   std::string path_;
   std::unique_ptr<impl> impl_;
 };

@@ -554,6 +554,7 @@ TEST_SUITE("retention") {
     };
     {
       auto store = open_ok(path);
+      CHECK(store->migrated_from() == 5);
       clocked_service got;
       const auto r = got.svc.restore_from(*store);
       REQUIRE(r.has_value());
@@ -586,7 +587,9 @@ TEST_SUITE("retention") {
     CHECK(db.execAndGet("SELECT log_floor FROM compaction").getInt() >= 1);
     CHECK(db.execAndGet("SELECT count(*) FROM staged").getInt() == 0);
     CHECK(db.execAndGet("SELECT count(*) FROM log").getInt() == 0);
-    CHECK(sqlite_checkpoint_store::open(path).has_value());
+    const auto again = sqlite_checkpoint_store::open(path);
+    REQUIRE(again.has_value());
+    CHECK((*again)->migrated_from() == 0);
   }
 
   TEST_CASE("a failed retention checkpoint merged with the next: the newer line wins") {

@@ -9,10 +9,7 @@
 using namespace loopguard::daemon;
 
 namespace {
-struct id_hash {
-  std::size_t operator()(std::uint64_t k) const noexcept { return k * 0x9E3779B97F4A7C15ull; }
-};
-using table = fingerprint_table<std::uint64_t, std::string, id_hash>;
+using table = fingerprint_table<std::uint64_t, std::string>;
 }  // namespace
 
 TEST_SUITE("fingerprint table") {

@@ -21,6 +21,7 @@
 // (fingerprint_key).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstddef>
@@ -107,7 +108,9 @@ class fingerprint_table {
   static constexpr std::size_t npos = ~std::size_t{0};
 
   // The most entries `n` buckets hold: 80% of them.
-  static constexpr std::size_t max_load_of(std::size_t n) { return n < kMinBuckets ? 0 : n / 5 * 4; }
+  static constexpr std::size_t max_load_of(std::size_t n) {
+    return n < kMinBuckets ? 0 : n / 5 * 4;
+  }
 
   template <class Table, class V>
   class basic_iterator {
@@ -135,6 +138,9 @@ class fingerprint_table {
   using const_iterator = basic_iterator<const fingerprint_table, const value_type>;
 
   fingerprint_table() = default;
+  // A table with the given seeds instead of its own random ones: a layout known in advance, for
+  // tests only (a daemon's tables must keep theirs secret).
+  explicit fingerprint_table(fingerprint_index::seeds s) : seeds_(s) {}
   fingerprint_table(const fingerprint_table&) = delete;
   fingerprint_table& operator=(const fingerprint_table&) = delete;
   fingerprint_table(fingerprint_table&& o) noexcept { swap(o); }
@@ -232,6 +238,18 @@ class fingerprint_table {
 
   // How many entries fit before the index grows.
   std::size_t capacity() const { return max_load_; }
+
+  // The most full buckets in a row (a lookup reads at most that many): a check for tests that
+  // keys spread over the index.
+  std::size_t longest_run() const {
+    std::size_t most = 0, run = 0, first = 0;
+    for (std::size_t i = 0; i < buckets(); ++i) {
+      run = b_[i].tag != 0 ? run + 1 : 0;
+      if (run == i + 1) first = run;  // the run at the start continues the one at the end
+      most = std::max(most, run);
+    }
+    return run == buckets() ? run : std::max(most, run + first);
+  }
 
   // Erases every entry; the index keeps its buckets (as a std::unordered_map would).
   void clear() {

@@ -1,61 +1,151 @@
 // A swarm's fingerprints: a hash table whose entries never move. The entries live in chunks of
-// fixed size (a freed slot is reused), and a flat open-addressing index maps each key to its
-// slot (boost::unordered_flat_map). Compared with std::unordered_map this saves the node's
-// allocation and the chain of pointers a lookup follows: a lookup reads the index's group and
-// slot, then the entry (docs/performance.md, "CPU per event"). References to entries stay valid
-// until their own erase, as with std::unordered_map; iterators, like the index's, until the
-// next insertion.
+// fixed size (a freed slot is reused); an index of our own maps each key to its slot. The index
+// is open addressing with linear probing over a power-of-two array of 16-byte buckets (the
+// key's 64-bit word, its tag and the slot), at most 80% full, so a lookup reads one bucket line
+// (rarely two), then the entry. prefetch() asks the CPU for the line a lookup of a key starts
+// at without reading the table, so a batch can fetch the index ahead of its lookups
+// (docs/performance.md, "CPU per event"). An erase shifts the following buckets of its run back
+// (no tombstones).
+//
+// Keys come from remote clients, so the bucket a key lands in must not be predictable from the
+// key: a client could otherwise send keys that all share one run of the index and make every
+// lookup walk it. Each table mixes the key with its own random seed (a random 64-bit xor and a
+// random odd 64-bit multiplier, the 128-bit product's halves folded), so which keys share a run
+// is unknown outside the process. A seed per table, not per process: a table filled in another
+// table's bucket order (a snapshot restored, say) would otherwise pile its keys into long runs.
+// The iteration order (bucket order) therefore differs between tables and runs: no user may
+// depend on it (digests, snapshots and evictions sort or select by key).
+//
+// Memory: 16 bytes a bucket, 20-40 bytes of index per entry between two powers of two (boost's
+// flat map, used before, took 24 bytes a slot plus metadata at a load of up to 87.5%).
+//
+// References to entries stay valid until their own erase, as with std::unordered_map;
+// iterators until the next insertion or erase.
+//
+// A Key is an unsigned integer, or a struct with a 64-bit `value` and a one-byte enum `kind`
+// (fingerprint_key).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <random>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
-#include <boost/unordered/unordered_flat_map.hpp>
-
 namespace loopguard::daemon {
 
-template <class Key, class Value, class Hash>
+namespace fingerprint_index {
+
+// A key as the index holds it: a 64-bit word and a tag (1 + its kind; 0 marks an empty bucket).
+template <class Key>
+std::uint64_t word_of(const Key& k) {
+  if constexpr (std::is_integral_v<Key>) {
+    return static_cast<std::uint64_t>(k);
+  } else {
+    return k.value;
+  }
+}
+template <class Key>
+std::uint32_t tag_of(const Key& k) {
+  if constexpr (std::is_integral_v<Key>) {
+    return 1;
+  } else {
+    static_assert(sizeof(k.kind) == 1, "a key's kind is one byte");
+    return 1u + static_cast<std::uint32_t>(k.kind);
+  }
+}
+
+// GCC and Clang's 128-bit integer (-Wpedantic: an extension).
+__extension__ using uint128 = unsigned __int128;
+
+struct alignas(16) bucket {
+  std::uint64_t word = 0;
+  std::uint32_t slot = 0;
+  std::uint32_t tag = 0;  // 0: empty
+};
+
+// The seeds of a new table: a process-wide random base (std::random_device, once) and a counter,
+// through splitmix64, so each table has its own without a system call per table.
+struct seeds {
+  std::uint64_t xor_key = 0;
+  std::uint64_t multiplier = 1;  // odd
+};
+inline std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+inline seeds new_seeds() {
+  static const std::uint64_t base = [] {
+    std::random_device rd;
+    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }();
+  static std::atomic<std::uint64_t> counter{0};
+  const std::uint64_t n = counter.fetch_add(2, std::memory_order_relaxed);
+  return {splitmix64(base + n), splitmix64(base + n + 1) | 1};
+}
+
+inline const bucket* no_buckets() {
+  static const bucket empty[1]{};
+  return empty;
+}
+
+}  // namespace fingerprint_index
+
+template <class Key, class Value>
 class fingerprint_table {
  public:
   using value_type = std::pair<const Key, Value>;
 
  private:
-  using index_map = boost::unordered_flat_map<Key, std::uint32_t, Hash>;
+  using bucket = fingerprint_index::bucket;
   static constexpr std::uint32_t kChunkBits = 10;  // 1024 entries per chunk
   static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+  static constexpr std::size_t kMinBuckets = 16;
+  static constexpr std::size_t npos = ~std::size_t{0};
 
-  template <class Table, class IndexIt, class V>
+  // The most entries `n` buckets hold: 80% of them.
+  static constexpr std::size_t max_load_of(std::size_t n) {
+    return n < kMinBuckets ? 0 : n / 5 * 4;
+  }
+
+  template <class Table, class V>
   class basic_iterator {
    public:
     basic_iterator() = default;
-    basic_iterator(Table* t, IndexIt it) : table_(t), it_(it) {}
-    V& operator*() const { return table_->slot(it_->second); }
-    V* operator->() const { return &table_->slot(it_->second); }
+    basic_iterator(Table* t, std::size_t i) : table_(t), i_(i) {}
+    V& operator*() const { return table_->slot(table_->b_[i_].slot); }
+    V* operator->() const { return &table_->slot(table_->b_[i_].slot); }
     basic_iterator& operator++() {
-      ++it_;
+      i_ = table_->next_full(i_ + 1);
       return *this;
     }
     friend bool operator==(const basic_iterator& a, const basic_iterator& b) {
-      return a.it_ == b.it_;
+      return a.i_ == b.i_;
     }
-    IndexIt index() const { return it_; }
+    std::size_t index() const { return i_; }
 
    private:
     Table* table_ = nullptr;
-    IndexIt it_{};
+    std::size_t i_ = 0;
   };
 
  public:
-  using iterator = basic_iterator<fingerprint_table, typename index_map::iterator, value_type>;
-  using const_iterator =
-      basic_iterator<const fingerprint_table, typename index_map::const_iterator, const value_type>;
+  using iterator = basic_iterator<fingerprint_table, value_type>;
+  using const_iterator = basic_iterator<const fingerprint_table, const value_type>;
 
   fingerprint_table() = default;
+  // A table with the given seeds instead of its own random ones: a layout known in advance, for
+  // tests only (a daemon's tables must keep theirs secret).
+  explicit fingerprint_table(fingerprint_index::seeds s) : seeds_(s) {}
   fingerprint_table(const fingerprint_table&) = delete;
   fingerprint_table& operator=(const fingerprint_table&) = delete;
   fingerprint_table(fingerprint_table&& o) noexcept { swap(o); }
@@ -66,68 +156,115 @@ class fingerprint_table {
   }
   ~fingerprint_table() { clear(); }
 
-  std::size_t size() const { return index_.size(); }
-  bool empty() const { return index_.empty(); }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
 
-  iterator begin() { return {this, index_.begin()}; }
-  iterator end() { return {this, index_.end()}; }
-  const_iterator begin() const { return {this, index_.begin()}; }
-  const_iterator end() const { return {this, index_.end()}; }
+  iterator begin() { return {this, next_full(0)}; }
+  iterator end() { return {this, buckets()}; }
+  const_iterator begin() const { return {this, next_full(0)}; }
+  const_iterator end() const { return {this, buckets()}; }
 
-  iterator find(const Key& k) { return {this, index_.find(k)}; }
-  const_iterator find(const Key& k) const { return {this, index_.find(k)}; }
+  iterator find(const Key& k) { return {this, find_or_end(k)}; }
+  const_iterator find(const Key& k) const { return {this, find_or_end(k)}; }
   Value& at(const Key& k) {
-    const auto it = index_.find(k);
-    if (it == index_.end()) throw std::out_of_range("fingerprint_table::at");
-    return slot(it->second).second;
+    const std::size_t i = find_bucket(k);
+    if (i == npos) throw std::out_of_range("fingerprint_table::at");
+    return slot(b_[i].slot).second;
   }
   const Value& at(const Key& k) const {
-    const auto it = index_.find(k);
-    if (it == index_.end()) throw std::out_of_range("fingerprint_table::at");
-    return slot(it->second).second;
+    const std::size_t i = find_bucket(k);
+    if (i == npos) throw std::out_of_range("fingerprint_table::at");
+    return slot(b_[i].slot).second;
   }
 
   // Where the entry of `k` is (nullptr: none), for a hint to the CPU's cache: valid until the
   // entry is erased.
   const value_type* address(const Key& k) const {
-    const auto it = index_.find(k);
-    return it == index_.end() ? nullptr : &slot(it->second);
+    const std::size_t i = find_bucket(k);
+    return i == npos ? nullptr : &slot(b_[i].slot);
+  }
+
+  // Asks the CPU to fetch the index bucket a lookup of `k` starts at (a hint: reads nothing of
+  // the table but its bucket array's address). GCC counts a prefetch as no effect at all and
+  // may drop the call of a function that only prefetches; the empty asm is an effect it keeps.
+  void prefetch(const Key& k) const {
+    const bucket* p = &b_[home(fingerprint_index::word_of(k), fingerprint_index::tag_of(k))];
+    __builtin_prefetch(p);
+    asm volatile("" : : "r"(p));
   }
 
   // The entry of `k`, made from `args` (value-initialized without) when new; true when it was
   // created.
   template <class... Args>
   std::pair<iterator, bool> try_emplace(const Key& k, Args&&... args) {
-    const auto [it, inserted] = index_.try_emplace(k, 0u);
-    if (!inserted) return {{this, it}, false};
-    try {
-      it->second = construct(k, std::forward<Args>(args)...);
-    } catch (...) {
-      index_.erase(it);
-      throw;
+    const std::uint64_t w = fingerprint_index::word_of(k);
+    const std::uint32_t tag = fingerprint_index::tag_of(k);
+    std::size_t i = home(w, tag);
+    for (;; i = (i + 1) & mask_) {
+      if (b_[i].tag == 0) break;
+      if (b_[i].word == w && b_[i].tag == tag) return {{this, i}, false};
     }
-    return {{this, it}, true};
+    if (size_ + 1 > max_load_) {
+      grow(std::max(kMinBuckets, 2 * buckets()));
+      i = free_bucket(w, tag);
+    }
+    const std::uint32_t s = construct(k, std::forward<Args>(args)...);
+    b_[i] = bucket{w, s, tag};
+    ++size_;
+    return {{this, i}, true};
   }
   Value& operator[](const Key& k) { return try_emplace(k).first->second; }
 
+  // Erases the entry at `pos`; the entries after it in its run move back one bucket each, so
+  // every iterator is invalid after it (references to other entries stay valid).
   void erase(iterator pos) {
-    const std::uint32_t i = pos.index()->second;
-    index_.erase(pos.index());
-    destroy(i);
+    std::size_t hole = pos.index();
+    destroy(b_[hole].slot);
+    --size_;
+    for (std::size_t j = (hole + 1) & mask_; b_[j].tag != 0; j = (j + 1) & mask_) {
+      const std::size_t h = home(b_[j].word, b_[j].tag);
+      // The bucket at j may move back to the hole unless its home lies after the hole (in the
+      // run's cyclic order), i.e. closer to j than the hole is.
+      if (((j - h) & mask_) >= ((j - hole) & mask_)) {
+        b_[hole] = b_[j];
+        hole = j;
+      }
+    }
+    b_[hole] = bucket{};
   }
 
   // Room for `n` entries without growing the index or allocating chunks one by one.
   void reserve(std::size_t n) {
-    index_.reserve(n);
+    std::size_t want = kMinBuckets;
+    while (max_load_of(want) < n) want *= 2;
+    if (want > buckets()) grow(want);
     chunks_.reserve((n + kChunk - 1) / kChunk);
   }
 
   // How many entries fit before the index grows.
-  std::size_t capacity() const { return index_.max_load(); }
+  std::size_t capacity() const { return max_load_; }
 
+  // The most full buckets in a row (a lookup reads at most that many): a check for tests that
+  // keys spread over the index.
+  std::size_t longest_run() const {
+    std::size_t most = 0, run = 0, first = 0;
+    for (std::size_t i = 0; i < buckets(); ++i) {
+      run = b_[i].tag != 0 ? run + 1 : 0;
+      if (run == i + 1) first = run;  // the run at the start continues the one at the end
+      most = std::max(most, run);
+    }
+    return run == buckets() ? run : std::max(most, run + first);
+  }
+
+  // Erases every entry; the index keeps its buckets (as a std::unordered_map would).
   void clear() {
-    for (const auto& [key, i] : index_) slot(i).~value_type();
-    index_.clear();
+    if (size_ > 0) {
+      for (std::size_t i = 0; i < buckets(); ++i) {
+        if (b_[i].tag != 0) slot(b_[i].slot).~value_type();
+        b_[i] = bucket{};
+      }
+    }
+    size_ = 0;
     chunks_.clear();
     free_.clear();
     used_ = 0;
@@ -137,6 +274,59 @@ class fingerprint_table {
   struct alignas(value_type) raw {
     std::byte bytes[sizeof(value_type)];
   };
+
+  std::size_t buckets() const { return mask_ + 1; }
+
+  // The bucket a lookup of the key (word, tag) starts at: the word xor-ed with this table's
+  // random key, times its random odd multiplier, the 128-bit product's halves folded (every bit
+  // of the word reaches the low bits), the tag mixed in by a fixed odd constant.
+  std::size_t home(std::uint64_t w, std::uint32_t tag) const {
+    const fingerprint_index::uint128 p =
+        static_cast<fingerprint_index::uint128>(w ^ seeds_.xor_key) * seeds_.multiplier;
+    const auto x = static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64) ^
+                   (tag * 0x9E3779B97F4A7C15ull);
+    return static_cast<std::size_t>(x) & mask_;
+  }
+
+  // The bucket holding `k`, or npos.
+  std::size_t find_bucket(const Key& k) const {
+    const std::uint64_t w = fingerprint_index::word_of(k);
+    const std::uint32_t tag = fingerprint_index::tag_of(k);
+    for (std::size_t i = home(w, tag);; i = (i + 1) & mask_) {
+      const bucket& b = b_[i];
+      if (b.word == w && b.tag == tag) return i;
+      if (b.tag == 0) return npos;
+    }
+  }
+  std::size_t find_or_end(const Key& k) const {
+    const std::size_t i = find_bucket(k);
+    return i == npos ? buckets() : i;
+  }
+  // The first empty bucket of the key's run (the key is not in the table).
+  std::size_t free_bucket(std::uint64_t w, std::uint32_t tag) const {
+    std::size_t i = home(w, tag);
+    while (b_[i].tag != 0) i = (i + 1) & mask_;
+    return i;
+  }
+  // The first full bucket at or after `i` (the end: buckets()).
+  std::size_t next_full(std::size_t i) const {
+    while (i < buckets() && b_[i].tag == 0) ++i;
+    return i;
+  }
+
+  // Moves the index to `n` buckets (a power of two, above the entries held).
+  void grow(std::size_t n) {
+    auto next = std::make_unique<bucket[]>(n);
+    const bucket* old = b_;
+    const std::size_t old_n = buckets();
+    b_ = next.get();
+    mask_ = n - 1;
+    max_load_ = max_load_of(n);
+    for (std::size_t i = 0; i < old_n; ++i) {
+      if (old[i].tag != 0) b_[free_bucket(old[i].word, old[i].tag)] = old[i];
+    }
+    storage_ = std::move(next);
+  }
 
   value_type& slot(std::uint32_t i) {
     return *std::launder(
@@ -171,13 +361,24 @@ class fingerprint_table {
   }
 
   void swap(fingerprint_table& o) noexcept {
-    index_.swap(o.index_);
+    std::swap(seeds_, o.seeds_);
+    storage_.swap(o.storage_);
+    std::swap(b_, o.b_);
+    std::swap(mask_, o.mask_);
+    std::swap(max_load_, o.max_load_);
+    std::swap(size_, o.size_);
     chunks_.swap(o.chunks_);
     free_.swap(o.free_);
     std::swap(used_, o.used_);
   }
 
-  index_map index_;
+  fingerprint_index::seeds seeds_ = fingerprint_index::new_seeds();
+  std::unique_ptr<bucket[]> storage_;
+  // The buckets: storage_, or one shared empty bucket (never written: an insertion grows first).
+  bucket* b_ = const_cast<bucket*>(fingerprint_index::no_buckets());
+  std::size_t mask_ = 0;      // buckets - 1
+  std::size_t max_load_ = 0;  // max_load_of(buckets)
+  std::size_t size_ = 0;
   std::vector<std::unique_ptr<raw[]>> chunks_;
   std::vector<std::uint32_t> free_;  // slots below used_ that hold no entry
   std::uint32_t used_ = 0;           // slots ever constructed, in order

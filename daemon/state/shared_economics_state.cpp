@@ -101,7 +101,14 @@ shared_economics_state::read_ahead::read_ahead(const shared_economics_state& sta
   const auto it = state.swarms_.find(swarm_name);
   if (it == state.swarms_.end()) return;
   swarm_ = &it->second;
+  for (std::size_t i = 0; i < std::min(kIndexAhead, batch.size()); ++i) fetch_buckets(i);
   for (std::size_t i = 0; i < std::min(kAhead, batch.size()); ++i) fetch_entries(i);
+}
+
+void shared_economics_state::read_ahead::fetch_buckets(std::size_t i) const {
+  const protocol::event& ev = batch_[i];
+  swarm_->fingerprints.prefetch({fingerprint_kind::exact, ev.exact});
+  swarm_->fingerprints.prefetch({fingerprint_kind::structural, ev.structural});
 }
 
 void shared_economics_state::read_ahead::fetch_entries(std::size_t i) const {
@@ -116,6 +123,7 @@ void shared_economics_state::read_ahead::fetch_entries(std::size_t i) const {
 
 void shared_economics_state::read_ahead::before(std::size_t i) const {
   if (swarm_ == nullptr) return;
+  if (const std::size_t j = i + kIndexAhead; j < batch_.size()) fetch_buckets(j);
   if (const std::size_t j = i + kAhead; j < batch_.size()) fetch_entries(j);
   if (const std::size_t j = i + kAhead / 2; j < batch_.size()) fetch_blocks(j);
 }
@@ -493,6 +501,10 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
   const std::size_t n = std::min(coldest.size(), s.fingerprints.size() - target);
   std::nth_element(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n),
                    coldest.end());
+  // The victims are the n least (last_seen, key): the same set whatever order the table walks
+  // in, and erased in key order, since that order (a per-table random seed's) must not reach
+  // what is recorded (the erased set, the lifted verdicts' changes) or a replay could differ.
+  std::sort(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n));
   bool lost_top = false;
   for (std::size_t i = 0; i < n; ++i) {
     const auto victim = s.fingerprints.find(coldest[i].second);

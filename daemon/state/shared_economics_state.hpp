@@ -118,19 +118,23 @@ class shared_economics_state {
   std::vector<protocol::verdict> apply(const swarm_event& e);
   // Hints while a batch of one swarm's events is applied (docs/performance.md, "CPU per
   // event"). A batch's events touch entries scattered over the whole state, each a trip to
-  // memory, so before(i), called before event i is applied, looks up the entries of event
-  // i + kAhead and fetches them into the CPU's cache, and fetches the heap blocks of event
+  // memory, and each a chain of them: the index bucket, then the entry, then its heap blocks.
+  // So before(i), called before event i is applied, fetches the index buckets of event
+  // i + kIndexAhead's keys into the CPU's cache, looks up the entries of event i + kAhead (their
+  // buckets fetched before) and fetches them, and fetches the heap blocks of event
   // i + kAhead / 2's entries (a window of more than one call, results, workers, tallies), whose
-  // addresses are in the entries fetched before. The constructor fetches the first kAhead
-  // events' entries. Changes nothing; a swarm unknown when the read-ahead is made gets none.
+  // addresses are in the entries fetched before. The constructor starts the first events'.
+  // Changes nothing; a swarm unknown when the read-ahead is made gets none.
   class read_ahead {
    public:
+    static constexpr std::size_t kIndexAhead = 16;
     static constexpr std::size_t kAhead = 8;
     read_ahead(const shared_economics_state& state, std::string_view swarm,
                std::span<const protocol::event> batch);
     void before(std::size_t i) const;
 
    private:
+    void fetch_buckets(std::size_t i) const;
     void fetch_entries(std::size_t i) const;
     void fetch_blocks(std::size_t i) const;
     const swarm* swarm_ = nullptr;
@@ -241,7 +245,7 @@ class shared_economics_state {
     severity cycle_level = severity::none;
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
-    fingerprint_table<fingerprint_key, entry, fingerprint_key_hash> fingerprints;
+    fingerprint_table<fingerprint_key, entry> fingerprints;
     // The read views, kept as events arrive so no view walks the fingerprints.
     std::uint64_t exact_calls = 0;  // calls of the exact fingerprints held
     std::unordered_set<fingerprint_key, fingerprint_key_hash> declared;  // level != none

@@ -77,12 +77,11 @@ status daemon_server::restore_state() {
   const auto restored = service_.restore_from(*store_);
   if (!restored) {
     // The migration at open committed: say so rather than "not modified".
-    const std::string left =
-        store_->migrated_from() == 0
-            ? "the file was not modified"
-            : "the file was migrated to schema " +
-                  std::to_string(sqlite_checkpoint_store::kSchemaVersion) +
-                  " when opened, and not modified otherwise";
+    const std::string left = store_->migrated_from() == 0
+                                 ? "the file was not modified"
+                                 : "the file was migrated to schema " +
+                                       std::to_string(sqlite_checkpoint_store::kSchemaVersion) +
+                                       " when opened, and not modified otherwise";
     return status::error("refusing " + options_.db + ": " + restored.error().message() + "; " +
                          left);
   }

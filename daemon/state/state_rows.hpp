@@ -3,7 +3,9 @@
 // changes since the last checkpoint (docs/storage.md).
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,9 +30,24 @@ struct fingerprint_key {
   friend auto operator<=>(const fingerprint_key&, const fingerprint_key&) = default;
 };
 
+// For the standard containers that hold fingerprint keys (a swarm's declared and erased sets).
+// Keys come from clients: with the value itself as the hash, a client could send keys that all
+// fall into one bucket (multiples of the bucket count) and make every insert and lookup walk
+// it. The value is mixed with a random seed drawn once per process (xor, times a random odd
+// number, the 128-bit product's halves folded), so which keys collide is unknown outside it.
+// Nothing may depend on those containers' order.
 struct fingerprint_key_hash {
   std::size_t operator()(const fingerprint_key& k) const noexcept {
-    return static_cast<std::size_t>(k.value ^ (static_cast<std::uint64_t>(k.kind) << 63));
+    static const std::array<std::uint64_t, 2> seed = [] {
+      std::random_device rd;
+      const auto word = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
+      return std::array<std::uint64_t, 2>{word(), word() | 1};
+    }();
+    __extension__ using uint128 = unsigned __int128;
+    const uint128 p = static_cast<uint128>(k.value ^ seed[0]) * seed[1];
+    return static_cast<std::size_t>(static_cast<std::uint64_t>(p) ^
+                                    static_cast<std::uint64_t>(p >> 64) ^
+                                    static_cast<std::uint64_t>(k.kind));
   }
 };
 

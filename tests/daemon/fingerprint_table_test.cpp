@@ -1,8 +1,10 @@
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <map>
 #include <random>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "state/fingerprint_table.hpp"
@@ -235,5 +237,23 @@ TEST_SUITE("fingerprint table") {
     CHECK(t.size() == 1000);
     CHECK(keys_in_order(t).size() == 1000);
     for (std::uint64_t k = 5000; k < 6000; ++k) CHECK(t.at(k) == std::to_string(k));
+  }
+
+  TEST_CASE("fingerprint_key_hash spreads keys a client chose to collide in a standard set") {
+    // With the value as its own hash, multiples of the bucket count all land in bucket 0.
+    std::unordered_set<fingerprint_key, fingerprint_key_hash> set;
+    set.reserve(20000);
+    const std::size_t buckets = set.bucket_count();
+    for (std::uint64_t i = 1; i <= 10000; ++i) {
+      set.insert({fingerprint_kind::exact, i * buckets});
+      set.insert({fingerprint_kind::structural, i * buckets});
+    }
+    REQUIRE(set.bucket_count() == buckets);  // no rehash: the same buckets the keys aimed at
+    std::size_t longest = 0;
+    for (std::size_t b = 0; b < buckets; ++b) longest = std::max(longest, set.bucket_size(b));
+    CHECK(longest < 32);
+    CHECK(set.size() == 20000);
+    CHECK(set.contains({fingerprint_kind::structural, 77 * buckets}));
+    CHECK_FALSE(set.contains({fingerprint_kind::structural, 77 * buckets + 1}));
   }
 }

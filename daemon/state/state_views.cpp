@@ -408,20 +408,28 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
 void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& rows) {
   // Rows arrive grouped by swarm (the store's key order): look the swarm up once per run, and
   // grow its table geometrically ahead of the run (chunks would otherwise rehash each time).
+  // Each insert's index bucket is a miss of its own (the keys are hashes): the bucket of the row
+  // kAhead places on in the same run is fetched meanwhile (docs/performance.md).
+  constexpr std::size_t kAhead = 16;
   swarm* s = nullptr;
   const std::string* current = nullptr;
+  std::size_t run_end = 0;  // the rows of the current swarm end here
   for (std::size_t i = 0; i < rows.size(); ++i) {
     auto& r = rows[i];
     if (!current || r.swarm != *current) {
       current = &r.swarm;
       s = &swarms_[r.swarm];
-      std::size_t n = i;
-      while (n < rows.size() && rows[n].swarm == r.swarm) ++n;
-      const std::size_t need = s->fingerprints.size() + (n - i);
+      run_end = i;
+      while (run_end < rows.size() && rows[run_end].swarm == r.swarm) ++run_end;
+      const std::size_t need = s->fingerprints.size() + (run_end - i);
       if (need > s->fingerprints.capacity()) {
         s->fingerprints.reserve(std::max(need, 2 * s->fingerprints.size()));
       }
+      for (std::size_t j = i; j < std::min(i + kAhead, run_end); ++j) {
+        s->fingerprints.prefetch(rows[j].key);
+      }
     }
+    if (i + kAhead < run_end) s->fingerprints.prefetch(rows[i + kAhead].key);
     auto [it, inserted] = s->fingerprints.try_emplace(r.key, std::move(r.stats));
     entry& f = it->second;
     if (!inserted) f.stats = std::move(r.stats);  // a row given twice: the later one wins

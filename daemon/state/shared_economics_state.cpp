@@ -502,8 +502,8 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
   std::nth_element(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n),
                    coldest.end());
   // The victims are the n least (last_seen, key): the same set whatever order the table walks
-  // in, and erased in key order, since that order (a per-table random seed's) must not reach
-  // what is recorded (the erased set, the lifted verdicts' changes) or a replay could differ.
+  // in, and erased in that sorted order, since the walk's order (a per-table seed's) must not
+  // reach what is recorded (the erased set, the lifted verdicts' changes): a replay could differ.
   std::sort(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n));
   bool lost_top = false;
   for (std::size_t i = 0; i < n; ++i) {

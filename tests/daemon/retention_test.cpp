@@ -55,27 +55,43 @@ std::optional<swarm_summary> summary(const swarm_service& svc, const std::string
   return svc.read([&](const shared_economics_state& s) { return s.summary(swarm); });
 }
 
+// The kept databases' workload: workers w0..w2 of incarnation `inc` each send `n` events of
+// `swarm` from sequence number `first`, over fingerprints 1..4, at t0, t0 + 1, ...
+void feed_three(clocked_service& c, const std::string& swarm, int n, std::uint64_t first,
+                double t0) {
+  for (int w = 0; w < 3; ++w) {
+    std::vector<protocol::event> batch;
+    for (int i = 0; i < n; ++i) {
+      batch.push_back(wire_event(first + std::uint64_t(i), std::uint64_t(1 + i % 4), t0 + i));
+    }
+    REQUIRE(c.svc.ingest({swarm, test::worker_name(w), "inc"}, batch).error.ok());
+  }
+}
+
+// A checkpoint (a compaction, or a log append) written to `store`, or only taken without one.
+void commit_to(clocked_service& c, checkpoint_store* store, bool compact) {
+  const auto cp = c.svc.take_checkpoint(compact);
+  if (store != nullptr) REQUIRE(write_checkpoint(*store, cp).ok());
+}
+
+// The first round of both: s1 and s2 fed, then one event of s2/w0 (seq 6, fingerprint 1, t 5)
+// costing 1000 tokens and 0.25.
+void first_round(clocked_service& c) {
+  feed_three(c, "s1", 30, 1, 0);
+  feed_three(c, "s2", 5, 1, 0);
+  std::vector<protocol::event> paid{wire_event(6, 1, 5)};
+  paid[0].spent = {1000, 0.25};
+  REQUIRE(c.svc.ingest({"s2", "w0", "inc"}, paid).error.ok());
+}
+
 // The sequence that wrote tests/daemon/data/schema4.db (its README): with `store`, the
 // checkpoints it wrote; without, the same operations on a fresh service.
 void schema4_sequence(clocked_service& c, checkpoint_store* store) {
   const auto feed = [&](const std::string& swarm, int n, std::uint64_t first, double t0) {
-    for (int w = 0; w < 3; ++w) {
-      std::vector<protocol::event> batch;
-      for (int i = 0; i < n; ++i) {
-        batch.push_back(wire_event(first + std::uint64_t(i), std::uint64_t(1 + i % 4), t0 + i));
-      }
-      REQUIRE(c.svc.ingest({swarm, test::worker_name(w), "inc"}, batch).error.ok());
-    }
+    feed_three(c, swarm, n, first, t0);
   };
-  const auto commit = [&](bool compact) {
-    const auto cp = c.svc.take_checkpoint(compact);
-    if (store != nullptr) REQUIRE(write_checkpoint(*store, cp).ok());
-  };
-  feed("s1", 30, 1, 0);
-  feed("s2", 5, 1, 0);
-  std::vector<protocol::event> paid{wire_event(6, 1, 5)};
-  paid[0].spent = {1000, 0.25};
-  REQUIRE(c.svc.ingest({"s2", "w0", "inc"}, paid).error.ok());
+  const auto commit = [&](bool compact) { commit_to(c, store, compact); };
+  first_round(c);
   REQUIRE(c.svc.ingest({"old", "w0", "a"}, events(1, 4, 0, 50)).error.ok());
   commit(true);
   c.now += 100;
@@ -95,23 +111,10 @@ void schema4_sequence(clocked_service& c, checkpoint_store* store) {
 // `store`, the checkpoints it wrote; without, the same operations on a fresh service.
 void schema5_sequence(clocked_service& c, checkpoint_store* store) {
   const auto feed = [&](const std::string& swarm, int n, std::uint64_t first, double t0) {
-    for (int w = 0; w < 3; ++w) {
-      std::vector<protocol::event> batch;
-      for (int i = 0; i < n; ++i) {
-        batch.push_back(wire_event(first + std::uint64_t(i), std::uint64_t(1 + i % 4), t0 + i));
-      }
-      REQUIRE(c.svc.ingest({swarm, test::worker_name(w), "inc"}, batch).error.ok());
-    }
+    feed_three(c, swarm, n, first, t0);
   };
-  const auto commit = [&](bool compact) {
-    const auto cp = c.svc.take_checkpoint(compact);
-    if (store != nullptr) REQUIRE(write_checkpoint(*store, cp).ok());
-  };
-  feed("s1", 30, 1, 0);
-  feed("s2", 5, 1, 0);
-  std::vector<protocol::event> paid{wire_event(6, 1, 5)};
-  paid[0].spent = {1000, 0.25};
-  REQUIRE(c.svc.ingest({"s2", "w0", "inc"}, paid).error.ok());
+  const auto commit = [&](bool compact) { commit_to(c, store, compact); };
+  first_round(c);
   commit(true);
   feed("s2", 7, 6, 10);
   feed("s3", 12, 1, 100);
@@ -130,6 +133,36 @@ void schema5_sequence(clocked_service& c, checkpoint_store* store) {
   feed("s3", 4, 13, 200);
   commit(false);
 }
+
+// A copy of tests/daemon/data/schemaN.db in `dir` (a kept database: never written in place),
+// checked to be of that version.
+std::string kept_copy(test::temp_dir& dir, int version) {
+  const std::string name = "schema" + std::to_string(version) + ".db";
+  const std::string path = dir.file(name);
+  std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/" + name, path);
+  SQLite::Database db(path);
+  REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == version);
+  return path;
+}
+
+// A compaction in chunks (2 rows a part and a step) carried to its end on `store`, checking
+// after every commit that a restore gives `digest`.
+void compact_restoring(clocked_service& c, checkpoint_store& store, std::uint64_t digest) {
+  group_committer gc(c.svc, store, 1, 2);
+  bool flipped = false;
+  for (int i = 0; i < 200 && !(flipped && !gc.compacting()); ++i) {
+    const auto o = gc.commit_once(false);
+    REQUIRE_MESSAGE(o.result.ok(), o.result.message());
+    flipped = flipped || o.compacted;
+    clocked_service again;
+    again.now = c.now;
+    REQUIRE(again.svc.restore_from(store).has_value());
+    CHECK(again.svc.read([](const shared_economics_state& x) { return x.digest(); }) == digest);
+  }
+  CHECK(flipped);
+  CHECK_FALSE(gc.compacting());
+}
+
 }  // namespace
 
 TEST_SUITE("retention") {
@@ -420,12 +453,7 @@ TEST_SUITE("retention") {
 
   TEST_CASE("a kept schema-3 database is migrated to the current schema and restores exactly") {
     test::temp_dir dir;
-    const std::string path = dir.file("schema3.db");
-    std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema3.db", path);
-    {
-      SQLite::Database db(path);
-      REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == 3);
-    }
+    const std::string path = kept_copy(dir, 3);
     // The sequence that wrote it (tests/daemon/data/README.md).
     swarm_service want;
     const auto feed = [&](const std::string& swarm, int n, std::uint64_t first, double t0) {
@@ -481,12 +509,7 @@ TEST_SUITE("retention") {
 
   TEST_CASE("a kept schema-4 database is migrated to the current schema and restores exactly") {
     test::temp_dir dir;
-    const std::string path = dir.file("schema4.db");
-    std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema4.db", path);
-    {
-      SQLite::Database db(path);
-      REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == 4);
-    }
+    const std::string path = kept_copy(dir, 4);
     clocked_service want;  // the sequence that wrote it (tests/daemon/data/README.md)
     schema4_sequence(want, nullptr);
     const auto digest = [](const swarm_service& s) {
@@ -506,18 +529,7 @@ TEST_SUITE("retention") {
       CHECK(summary(got.svc, "old")->expired != 0);
       CHECK(summary(got.svc, "old")->spent.tokens == 200);
       // A compaction in chunks commits to the migrated file, step by step, and restores.
-      group_committer gc(got.svc, *store, 1, 2);
-      bool flipped = false;
-      for (int i = 0; i < 200 && !(flipped && !gc.compacting()); ++i) {
-        const auto o = gc.commit_once(false);
-        REQUIRE_MESSAGE(o.result.ok(), o.result.message());
-        flipped = flipped || o.compacted;
-        clocked_service again;
-        again.now = got.now;
-        REQUIRE(again.svc.restore_from(*store).has_value());
-        CHECK(digest(again.svc) == digest(want.svc));
-      }
-      CHECK(flipped);
+      compact_restoring(got, *store, digest(want.svc));
       clocked_service again;
       again.now = got.now;
       const auto back = again.svc.restore_from(*store);
@@ -539,11 +551,9 @@ TEST_SUITE("retention") {
     // file stops after a flip: staged rows of the current generation overlay the rows, and
     // one record follows the boundary.
     test::temp_dir dir;
-    const std::string path = dir.file("schema5.db");
-    std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/schema5.db", path);
+    const std::string path = kept_copy(dir, 5);
     {
       SQLite::Database db(path);
-      REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == 5);
       REQUIRE(db.execAndGet("SELECT count(*) FROM staged WHERE generation = 1").getInt() > 0);
       REQUIRE(db.execAndGet("SELECT count(*) FROM log").getInt() == 1);
     }
@@ -563,18 +573,7 @@ TEST_SUITE("retention") {
       CHECK(got.svc.sequences() == want.svc.sequences());
       CHECK(summary(got.svc, "s2")->spent.tokens == 1000);
       // The staged rows fold, then a new compaction flips and trims, each commit restoring.
-      group_committer gc(got.svc, *store, 1, 2);
-      bool flipped = false;
-      for (int i = 0; i < 200 && !(flipped && !gc.compacting()); ++i) {
-        const auto o = gc.commit_once(false);
-        REQUIRE_MESSAGE(o.result.ok(), o.result.message());
-        flipped = flipped || o.compacted;
-        clocked_service again;
-        REQUIRE(again.svc.restore_from(*store).has_value());
-        CHECK(digest(again.svc) == digest(want.svc));
-      }
-      CHECK(flipped);
-      CHECK_FALSE(gc.compacting());
+      compact_restoring(got, *store, digest(want.svc));
       clocked_service again;
       const auto back = again.svc.restore_from(*store);
       REQUIRE(back.has_value());

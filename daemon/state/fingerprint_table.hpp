@@ -27,17 +27,17 @@
 #pragma once
 
 #include <algorithm>
-#include <atomic>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <new>
-#include <random>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "state/hash_seeds.hpp"
 
 namespace loopguard::daemon {
 
@@ -72,26 +72,8 @@ struct alignas(16) bucket {
 };
 
 // The seeds of a new table: a process-wide random base (std::random_device, once) and a counter,
-// through splitmix64, so each table has its own without a system call per table.
-struct seeds {
-  std::uint64_t xor_key = 0;
-  std::uint64_t multiplier = 1;  // odd
-};
-inline std::uint64_t splitmix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-inline seeds new_seeds() {
-  static const std::uint64_t base = [] {
-    std::random_device rd;
-    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
-  }();
-  static std::atomic<std::uint64_t> counter{0};
-  const std::uint64_t n = counter.fetch_add(2, std::memory_order_relaxed);
-  return {splitmix64(base + n), splitmix64(base + n + 1) | 1};
-}
+// through splitmix64, so each table has its own without a system call per table (hash_seeds.cpp).
+using seeds = hash_seed;
 
 inline const bucket* no_buckets() {
   static const bucket empty[1]{};
@@ -372,7 +354,7 @@ class fingerprint_table {
     std::swap(used_, o.used_);
   }
 
-  fingerprint_index::seeds seeds_ = fingerprint_index::new_seeds();
+  fingerprint_index::seeds seeds_ = next_hash_seed();
   std::unique_ptr<bucket[]> storage_;
   // The buckets: storage_, or one shared empty bucket (never written: an insertion grows first).
   bucket* b_ = const_cast<bucket*>(fingerprint_index::no_buckets());

@@ -3,9 +3,7 @@
 // changes since the last checkpoint (docs/storage.md).
 #pragma once
 
-#include <array>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include "state/call_window.hpp"
 #include "state/doubling_vector.hpp"
 #include "state/handoff_cycles.hpp"
+#include "state/hash_seeds.hpp"
 
 namespace loopguard::daemon {
 
@@ -38,13 +37,9 @@ struct fingerprint_key {
 // Nothing may depend on those containers' order.
 struct fingerprint_key_hash {
   std::size_t operator()(const fingerprint_key& k) const noexcept {
-    static const std::array<std::uint64_t, 2> seed = [] {
-      std::random_device rd;
-      const auto word = [&rd] { return (static_cast<std::uint64_t>(rd()) << 32) ^ rd(); };
-      return std::array<std::uint64_t, 2>{word(), word() | 1};
-    }();
+    static const hash_seed seed = next_hash_seed();
     __extension__ using uint128 = unsigned __int128;
-    const uint128 p = static_cast<uint128>(k.value ^ seed[0]) * seed[1];
+    const uint128 p = static_cast<uint128>(k.value ^ seed.xor_key) * seed.multiplier;
     return static_cast<std::size_t>(static_cast<std::uint64_t>(p) ^
                                     static_cast<std::uint64_t>(p >> 64) ^
                                     static_cast<std::uint64_t>(k.kind));

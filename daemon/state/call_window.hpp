@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "state/doubling_vector.hpp"
+#include "state/compact_vector.hpp"
 
 namespace loopguard::daemon {
 
@@ -25,7 +25,7 @@ struct window_call {
 class call_window {
  public:
   using value_type = window_call;
-  using storage = doubling_vector<window_call, 1>;
+  using storage = compact_vector<window_call, 1>;
   using iterator = storage::iterator;
   using const_iterator = storage::const_iterator;
   using const_reverse_iterator = storage::const_reverse_iterator;

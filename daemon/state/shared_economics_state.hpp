@@ -211,7 +211,7 @@ class shared_economics_state {
     entry() = default;
     explicit entry(fingerprint_stats&& s) : stats(std::move(s)) {}
     fingerprint_stats stats;
-    doubling_vector<worker_tally, 1> tallies;
+    compact_vector<worker_tally, 1> tallies;
     std::uint32_t window_counted = 0;
     bool in_top = false;   // one of the swarm's `top` slots
     bool changed = false;  // listed in the swarm's `changed` (mark_changed())

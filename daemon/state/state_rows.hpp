@@ -10,7 +10,7 @@
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
 #include "state/call_window.hpp"
-#include "state/doubling_vector.hpp"
+#include "state/compact_vector.hpp"
 #include "state/handoff_cycles.hpp"
 #include "state/hash_seeds.hpp"
 
@@ -59,11 +59,12 @@ struct fingerprint_stats {
   std::uint32_t level_calls = 0;    // calls and workers the declaration (or lift) reported
   std::uint32_t level_workers = 0;
   // Most fingerprints have one or two workers, a short window and one result: those are held
-  // inline (no allocation of their own; docs/performance.md, "Memory per fingerprint").
-  doubling_vector<std::uint32_t, 2> workers;  // every worker that called it, sorted
-  call_window window;                         // arrival order
-  doubling_vector<std::uint64_t, 1> results;  // distinct results seen (bounded)
-  protocol::cost wasted;                      // what its counted calls cost, as reported
+  // inline (no allocation of their own; docs/performance.md, "CPU per event and memory per
+  // fingerprint").
+  compact_vector<std::uint32_t, 2> workers;  // every worker that called it, sorted
+  call_window window;                        // arrival order
+  compact_vector<std::uint64_t, 1> results;  // distinct results seen (bounded)
+  protocol::cost wasted;                     // what its counted calls cost, as reported
   // The part of `wasted` in its swarm's wasted total (exact fingerprints): a fingerprint's cost
   // is booked there when it is declared a dead end, and from then on while it is one.
   protocol::cost booked;

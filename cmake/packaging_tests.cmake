@@ -38,7 +38,7 @@ if(LOOPGUARD_DPKG_DEB AND PROJECT_IS_TOP_LEVEL)
     COMMAND ${CMAKE_COMMAND} -DBUILD=${CMAKE_CURRENT_BINARY_DIR} -DWORK=${scratch}/deb
             -DLIBDIR=${CMAKE_INSTALL_LIBDIR} -DABI=${LOOPGUARD_ABI_VERSION}
             -DVERSION=${PROJECT_VERSION} -DCPACK=${CMAKE_CPACK_COMMAND}
-            -P ${script_dir}/deb.cmake)
+            -DJEMALLOC=${LOOPGUARD_DAEMON_JEMALLOC} -P ${script_dir}/deb.cmake)
 else()
   message(WARNING "dpkg-deb not found (Debian: dpkg-dev): packaging.deb not registered")
 endif()

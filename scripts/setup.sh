@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev libxxhash-dev
   libssl-dev openssl            # TLS (wss://, https://); the openssl command: the Python TLS test
   libsqlitecpp-dev libsqlite3-dev doctest-dev libcli11-dev libspdlog-dev libbenchmark-dev
+  libjemalloc-dev               # loopguardd's allocator (docs/performance.md, "The allocator")
   clang-14 libclang-rt-14-dev  # clang: the libFuzzer harnesses (scripts/fuzz.sh)
   clang-tidy                    # scripts/lint.sh (.ci/run's lint stage)
   python3                       # the Python module's tests (worker-sdk/python)

@@ -3,7 +3,7 @@
 # /usr/bin/loopguardd), the control file names the package and its shared-library dependencies;
 # `dpkg-deb -x` into a scratch root (no system-wide install) and the extracted programs run.
 #   -DBUILD=<build dir> -DWORK=<scratch dir> -DLIBDIR=lib -DABI=<N> -DVERSION=<x.y.z>
-#   -DCPACK=<cpack>
+#   -DCPACK=<cpack> -DJEMALLOC=<ON: loopguardd links jemalloc, so Depends names it>
 include(${CMAKE_CURRENT_LIST_DIR}/run.cmake)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -26,8 +26,12 @@ foreach(path IN LISTS paths)
 endforeach()
 
 run(COMMAND dpkg-deb -f "${debs}" OUT control)
-foreach(field "Package: loopguard" "Version: ${VERSION}" "Maintainer: " "Depends: [^\n]*libc6"
-              "Depends: [^\n]*libstdc\\+\\+6")
+set(fields "Package: loopguard" "Version: ${VERSION}" "Maintainer: " "Depends: [^\n]*libc6"
+           "Depends: [^\n]*libstdc\\+\\+6")
+if(JEMALLOC)
+  list(APPEND fields "Depends: [^\n]*libjemalloc2")
+endif()
+foreach(field IN LISTS fields)
   if(NOT control MATCHES "(^|\n)${field}")
     message(FATAL_ERROR "dpkg-deb -f: no '${field}':\n${control}")
   endif()

@@ -91,7 +91,8 @@ compaction_step group_committer::next_step(bool acks_wait) {
     case phase::fold:
       step.what = compaction_step::kind::fold;
       step.limit = step_rows(acks_wait);
-      step.trim_bytes = step.limit * kTrimBytesPerRow;
+      // Once a trim found nothing more, none is left until the next flip: no query.
+      step.trim_bytes = trim_left_ ? step.limit * kTrimBytesPerRow : 0;
       break;
     case phase::stage:
       // A batch whose commit failed is written again as it was.
@@ -125,7 +126,8 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
     case compaction_step::kind::none:
       break;
     case compaction_step::kind::fold:
-      if (out.folded < step.limit && !out.trimmed.more) phase_ = phase::idle;
+      if (step.trim_bytes > 0 && !out.trimmed.more) trim_left_ = false;
+      if (out.folded < step.limit && !trim_left_) phase_ = phase::idle;
       break;
     case compaction_step::kind::stage:
       o.rows += batch_.size();
@@ -138,6 +140,7 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
       o.compaction_commits = commits_;
       reset_job();
       phase_ = phase::fold;
+      trim_left_ = true;
       break;
   }
 }

@@ -88,6 +88,7 @@ class group_committer {
   std::size_t chunk_rows_;
   std::size_t max_parts_;
   phase phase_ = phase::fold;         // at start the store may hold staged rows: fold them first
+  bool trim_left_ = true;             // (fold) covered log records may be left: the next step trims
   std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)
   state_changes flip_rows_;           // every part's completions, the swarm and worker rows
   staging_order order_;               // the parts merged in key order (stage)

@@ -338,11 +338,14 @@ void shared_economics_state::snapshot_into(const std::string& name, const swarm&
   for (std::uint32_t id = 0; id < s.worker_names.size(); ++id) {
     out.workers.push_back({name, id, s.worker_names[id]});
   }
-  // By key: the table's order depends on its random seed (fingerprint_table.hpp).
-  const std::size_t first = out.fingerprints.size();
-  for (const auto& [key, f] : s.fingerprints) out.fingerprints.push_back({name, key, f.stats});
-  std::sort(out.fingerprints.begin() + static_cast<std::ptrdiff_t>(first), out.fingerprints.end(),
-            [](const fingerprint_row& a, const fingerprint_row& b) { return a.key < b.key; });
+  // By key: the table's order depends on its random seed (fingerprint_table.hpp). The keys are
+  // sorted with their entries' addresses, and each row is copied once, in order.
+  std::vector<std::pair<fingerprint_key, const entry*>> order;
+  order.reserve(s.fingerprints.size());
+  for (const auto& [key, f] : s.fingerprints) order.emplace_back(key, &f);
+  std::sort(order.begin(), order.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [key, f] : order) out.fingerprints.push_back({name, key, f->stats});
 }
 
 swarm_row shared_economics_state::swarm_row_of(const std::string& name, const swarm& s) {

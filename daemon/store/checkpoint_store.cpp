@@ -34,9 +34,11 @@ status write_step(checkpoint_store& store, const compaction_step& step, commit_o
       break;
     }
     case compaction_step::kind::fold: {
-      const auto t = store.trim_log(step.trim_bytes);
-      if (!t) return t.error();
-      out.trimmed = *t;
+      if (step.trim_bytes > 0) {  // 0: the committer knows no covered record is left
+        const auto t = store.trim_log(step.trim_bytes);
+        if (!t) return t.error();
+        out.trimmed = *t;
+      }
       const auto n = store.fold_staged(step.limit);
       if (!n) return n.error();
       out.folded = *n;

@@ -129,7 +129,7 @@ struct compaction_step {
   const state_changes* changes = nullptr;  // flip: its cleared swarms, swarm and worker rows
   std::int64_t boundary = 0;               // flip: the last log record the rows cover
   std::size_t limit = 0;                   // fold: staged rows moved at most
-  std::size_t trim_bytes = 0;              // fold: covered log bytes deleted (trim_log)
+  std::size_t trim_bytes = 0;              // fold: covered log bytes deleted (trim_log); 0: no trim
 };
 
 // What write_checkpoint learned while writing.

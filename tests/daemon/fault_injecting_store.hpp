@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "store/checkpoint_store.hpp"
 
@@ -20,6 +21,8 @@ class fault_injecting_store final : public checkpoint_store {
   }
   std::size_t steps() const { return count_; }  // steps attempted since fail_at()
   bool failed() const { return failed_; }
+  // Per trim_log() call that succeeded, in order: whether it reported covered records left.
+  const std::vector<bool>& trims() const { return trims_; }
 
   result<stored_state> load_streaming(const fingerprint_sink& sink) override {
     return inner_.load_streaming(sink);
@@ -84,7 +87,9 @@ class fault_injecting_store final : public checkpoint_store {
   }
   result<log_trim> trim_log(std::size_t max_bytes) override {
     if (++count_ == fail_at_) return injected();
-    return inner_.trim_log(max_bytes);
+    auto r = inner_.trim_log(max_bytes);
+    if (r) trims_.push_back(r->more);
+    return r;
   }
   result<std::size_t> fold_staged(std::size_t limit) override {
     if (++count_ == fail_at_) return injected();
@@ -111,6 +116,7 @@ class fault_injecting_store final : public checkpoint_store {
   checkpoint_store& inner_;
   std::size_t fail_at_;
   std::size_t count_ = 0;
+  std::vector<bool> trims_;
   bool failed_ = false;
 };
 

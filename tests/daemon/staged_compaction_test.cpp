@@ -319,6 +319,46 @@ TEST_SUITE("staged_compaction") {
     CHECK(db.execAndGet("SELECT min(id) FROM log").getInt64() > floor());
   }
 
+  TEST_CASE("once a trim finds nothing more, the fold steps skip it until the next flip") {
+    // 16 fingerprints staged, folded 2 a step, and a few KiB of covered log trimmed 2 KiB a
+    // step: the trim is done before the fold, and the fold's last steps run no trim query.
+    const swarm_rules rules = small_rules();
+    swarm_service svc(rules);
+    auto sqlite = open_ok();
+    fault_injecting_store store(*sqlite);
+    group_committer gc(svc, store, 1, 2, 4);
+    for (int compaction = 0; compaction < 2; ++compaction) {
+      CAPTURE(compaction);
+      for (int r = 0; r < 12; ++r) {
+        round_of_work(svc, compaction * 12 + r);
+        const auto c = svc.take_checkpoint(false);
+        REQUIRE(write_checkpoint(store, c).ok());
+        svc.mark_durable(c);
+      }
+      bool flipped = false;
+      for (int i = 0; i < 400 && !flipped; ++i) {
+        const auto o = gc.commit_once(false);
+        REQUIRE(o.result.ok());
+        flipped = o.compacted;
+      }
+      REQUIRE(flipped);
+      const std::size_t before = store.trims().size();
+      int fold_commits = 0;
+      while (gc.compacting()) {
+        REQUIRE(gc.commit_once(false).result.ok());
+        REQUIRE(++fold_commits < 100);
+      }
+      const std::vector<bool> during(store.trims().begin() + static_cast<std::ptrdiff_t>(before),
+                                     store.trims().end());
+      REQUIRE(!during.empty());
+      // Every trim but the last found more; the last found none; then no trim ran.
+      CHECK(std::count(during.begin(), during.end(), false) == 1);
+      CHECK(during.back() == false);
+      CHECK(during.size() < static_cast<std::size_t>(fold_commits));
+      CHECK(load(*sqlite, rules).digest == digest_of(svc));
+    }
+  }
+
   TEST_CASE("rows are staged in the key order of the rows, fewer in a commit acks wait for") {
     // 16 rows a step, 2 in a commit that carries a log record (acks wait for it).
     swarm_rules rules;

@@ -176,8 +176,12 @@ checkpoint group_committer::take_part(outcome& o) {
   const auto t0 = std::chrono::steady_clock::now();
   state_changes part = service_.take_rows(limit);
   sort_part(part);  // outside the lock: staged in key order (docs/storage.md)
-  const bool last = rows_in(part) < limit || parts_.size() + 1 >= max_parts_;
   rows_taken_ += rows_in(part);
+  // A fingerprint changed again after its part was taken is taken again: under steady churn
+  // the parts would only end at max_parts, holding copies of the same rows many times over.
+  // Once as many rows as the state held at the start were taken, the rest is taken whole.
+  const bool last =
+      rows_in(part) < limit || parts_.size() + 1 >= max_parts_ || rows_taken_ >= take_budget_;
   parts_.push_back(std::move(part));
   const result<std::int64_t> current = last ? store_.generation() : result<std::int64_t>(0);
   if (!last || !current.has_value()) {
@@ -203,6 +207,9 @@ group_committer::outcome group_committer::commit_once(bool final) {
     reset_job();
     phase_ = phase::take;
     commits_ = 0;
+    take_budget_ = std::max(chunk_rows_, service_.read([](const shared_economics_state& s) {
+      return s.counters().fingerprints;
+    }));
   }
   checkpoint c;
   if (final) {

@@ -43,6 +43,10 @@ struct options {
   std::size_t in_flight = 32;   // unacknowledged batches per connection
   int verdict_probes = 20;
   std::string swarm = "bench";
+  int swarms = 1;  // connection i joins `swarm` (1) or `swarm-<i % swarms>`
+  std::string swarm_of(int index) const {
+    return swarms <= 1 ? swarm : swarm + "-" + std::to_string(index % swarms);
+  }
   std::uint64_t seed = 42;
   double t0 = 0;    // event times start here (seconds)
   int poll_ms = 0;  // 0: no polling
@@ -62,10 +66,10 @@ class worker : public std::enable_shared_from_this<worker> {
   void connect() {
     beast::get_lowest_layer(ws_).connect({net::ip::make_address("127.0.0.1"), o_.port});
     beast::get_lowest_layer(ws_).socket().set_option(net::ip::tcp::no_delay(true));
-    ws_.handshake("127.0.0.1", "/ws");
+    ws_.handshake("127.0.0.1", "/ws?swarm=" + o_.swarm_of(index_));
     ws_.write(net::buffer(nlohmann::json{{"type", "hello"},
                                          {"version", 1},
-                                         {"swarm", o_.swarm},
+                                         {"swarm", o_.swarm_of(index_)},
                                          {"worker", "w" + std::to_string(index_)},
                                          {"incarnation", "bench-" + std::to_string(::getpid())}}
                               .dump()));
@@ -304,6 +308,9 @@ int main(int argc, char** argv) {
   app.add_option("--in-flight", o.in_flight, "unacknowledged batches per connection");
   app.add_option("--verdict-probes", o.verdict_probes);
   app.add_option("--swarm", o.swarm);
+  app.add_option("--swarms", o.swarms,
+                 "connection i joins swarm SWARM-<i mod N> (N > 1; no verdict probes)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--seed", o.seed, "keys and results; runs into one swarm need their own");
   app.add_option("--t0", o.t0,
                  "first event time in s: runs a window apart do not count each other's calls");
@@ -313,6 +320,15 @@ int main(int argc, char** argv) {
                  "events/s over all connections, each sending a batch when it is due (latency "
                  "counted from then); 0: as fast as --in-flight allows");
   CLI11_PARSE(app, argc, argv);
+  if (o.swarms > 1 && o.verdict_probes > 0) {
+    std::fprintf(stderr, "--swarms %d: the verdict probes need one swarm (--verdict-probes 0)\n",
+                 o.swarms);
+    return 2;
+  }
+  if (o.swarms > o.connections) {
+    std::fprintf(stderr, "--swarms %d: at most --connections (%d)\n", o.swarms, o.connections);
+    return 2;
+  }
 
   net::io_context ioc(1);
   std::vector<std::shared_ptr<worker>> ws;

@@ -6,6 +6,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
+#include <optional>
 #include <tuple>
 
 #include "fault_injecting_store.hpp"
@@ -357,6 +358,29 @@ TEST_SUITE("staged_compaction") {
       CHECK(during.size() < static_cast<std::size_t>(fold_commits));
       CHECK(load(*sqlite, rules).digest == digest_of(svc));
     }
+  }
+
+  TEST_CASE("under steady churn the parts take about the state once, not max_parts of copies") {
+    // Every commit of the take phase follows more work on the same fingerprints, so the changed
+    // set never empties and each part re-takes rows taken before. 2 rows a part, up to 64
+    // parts: without a bound the parts would copy ~128 rows of a state that holds at most 48.
+    const swarm_rules rules = small_rules();
+    const std::size_t most_held = 3 * rules.max_fingerprints_per_swarm;  // swarms s1, s2, gone
+    swarm_service svc(rules);
+    auto store = open_ok();
+    group_committer gc(svc, *store, 1, 2, 64);
+    std::optional<std::size_t> began;
+    for (int r = 0; r < 400 && !began; ++r) {
+      round_of_work(svc, r);
+      const auto o = gc.commit_once(false);
+      REQUIRE(o.result.ok());
+      if (o.began_rows) began = *o.began_rows;
+    }
+    REQUIRE(began.has_value());
+    CHECK(*began <= 2 * most_held + 2);  // the parts up to the state's size, then the rest whole
+    for (int i = 0; i < 400 && gc.compacting(); ++i) REQUIRE(gc.commit_once(false).result.ok());
+    CHECK_FALSE(gc.compacting());
+    CHECK(load(*store, rules).digest == digest_of(svc));
   }
 
   TEST_CASE("rows are staged in the key order of the rows, fewer in a commit acks wait for") {

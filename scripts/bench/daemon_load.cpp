@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -295,10 +296,8 @@ std::vector<double> verdict_phase(net::io_context& ioc, std::vector<std::shared_
   return verdict_latency;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  options o;
+// The options from the command line; an exit status when they are wrong (or --help).
+std::optional<int> parse(int argc, char** argv, options& o) {
   CLI::App app{"loopguardd load generator"};
   app.add_option("--port", o.port)->required();
   app.add_option("--connections", o.connections);
@@ -319,7 +318,11 @@ int main(int argc, char** argv) {
   app.add_option("--rate", o.rate,
                  "events/s over all connections, each sending a batch when it is due (latency "
                  "counted from then); 0: as fast as --in-flight allows");
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
   if (o.swarms > 1 && o.verdict_probes > 0) {
     std::fprintf(stderr, "--swarms %d: the verdict probes need one swarm (--verdict-probes 0)\n",
                  o.swarms);
@@ -329,6 +332,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--swarms %d: at most --connections (%d)\n", o.swarms, o.connections);
     return 2;
   }
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  if (const auto status = parse(argc, argv, o)) return *status;
 
   net::io_context ioc(1);
   std::vector<std::shared_ptr<worker>> ws;

@@ -80,6 +80,27 @@ void round_of_work(swarm_service& svc, int r) {
   if (r == 7) REQUIRE(svc.complete("gone").has_value());
 }
 
+// Rounds first..first+n-1 of work, each committed as a plain checkpoint (a log record).
+void log_rounds(swarm_service& svc, checkpoint_store& store, int first, int n) {
+  for (int r = first; r < first + n; ++r) {
+    round_of_work(svc, r);
+    const auto c = svc.take_checkpoint(false);
+    REQUIRE(write_checkpoint(store, c).ok());
+    svc.mark_durable(c);
+  }
+}
+
+// Commits until the compaction begun by then becomes current (its flip).
+void commit_until_flip(group_committer& gc) {
+  bool flipped = false;
+  for (int i = 0; i < 400 && !flipped; ++i) {
+    const auto o = gc.commit_once(false);
+    REQUIRE(o.result.ok());
+    flipped = o.compacted;
+  }
+  REQUIRE(flipped);
+}
+
 }  // namespace
 
 TEST_SUITE("staged_compaction") {
@@ -244,19 +265,8 @@ TEST_SUITE("staged_compaction") {
     group_committer gc(svc, *store, 1, 2, 4);
     // 12 records of log, then a compaction begins (the log is past 1 byte) with no new work:
     // its boundary is the last record.
-    for (int r = 0; r < 12; ++r) {
-      round_of_work(svc, r);
-      const auto c = svc.take_checkpoint(false);
-      REQUIRE(write_checkpoint(*store, c).ok());
-      svc.mark_durable(c);
-    }
-    bool flipped = false;
-    for (int i = 0; i < 400 && !flipped; ++i) {
-      const auto o = gc.commit_once(false);
-      REQUIRE(o.result.ok());
-      flipped = o.compacted;
-    }
-    REQUIRE(flipped);
+    log_rounds(svc, *store, 0, 12);
+    commit_until_flip(gc);
     store.reset();  // the file is read by another connection below: the lock is exclusive
     CHECK(floor() >= 12);
     std::int64_t left = covered();
@@ -330,19 +340,8 @@ TEST_SUITE("staged_compaction") {
     group_committer gc(svc, store, 1, 2, 4);
     for (int compaction = 0; compaction < 2; ++compaction) {
       CAPTURE(compaction);
-      for (int r = 0; r < 12; ++r) {
-        round_of_work(svc, compaction * 12 + r);
-        const auto c = svc.take_checkpoint(false);
-        REQUIRE(write_checkpoint(store, c).ok());
-        svc.mark_durable(c);
-      }
-      bool flipped = false;
-      for (int i = 0; i < 400 && !flipped; ++i) {
-        const auto o = gc.commit_once(false);
-        REQUIRE(o.result.ok());
-        flipped = o.compacted;
-      }
-      REQUIRE(flipped);
+      log_rounds(svc, store, compaction * 12, 12);
+      commit_until_flip(gc);
       const std::size_t before = store.trims().size();
       int fold_commits = 0;
       while (gc.compacting()) {

@@ -226,6 +226,25 @@ result<daemon_options> options_of(daemon_config c) {
   return o;
 }
 
+// Warns when the TLS private key may be read by other users or written by anyone but its owner.
+// Not a refusal, as it is for token files: 0640 root:ssl-cert is Debian's convention for keys
+// (/etc/ssl/private), so a group may read; others may not.
+void warn_key_mode(const std::string& key) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::perms p = fs::status(key, ec).permissions();
+  if (ec || (p & (fs::perms::others_read | fs::perms::others_write | fs::perms::group_write)) ==
+                fs::perms::none) {
+    return;
+  }
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(p & fs::perms::mask));
+  logs::emit(spdlog::level::warn, "tls_key_mode",
+             "--tls-key " + key + " may be read or written by other users (mode " + mode +
+                 "); make it the daemon user's alone: chmod 600 " + key,
+             {{"file", key}, {"mode", mode}});
+}
+
 // Says which server of its cluster this daemon is, and warns when the cluster file gives that
 // server another address than the one it listens on (the proxy would send its swarms elsewhere).
 void log_cluster(const cluster::membership& m, const std::string& listen) {
@@ -322,6 +341,7 @@ int main(int argc, char** argv) {
   auto options = options_of(std::move(*config));
   if (!options) return logs::emit(spdlog::level::err, "bad_config", options.error().message()), 2;
   if (options->cluster) log_cluster(*options->cluster, options->config.listen);
+  if (!options->config.tls_key.empty()) warn_key_mode(options->config.tls_key);
   daemon_server d(std::move(*options));
   if (const auto s = d.open(); !s.ok()) {
     return logs::emit(spdlog::level::err, "open_failed", s.message()), 1;

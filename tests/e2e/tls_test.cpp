@@ -284,6 +284,42 @@ TEST_SUITE("tls") {
     CHECK(handshake_failures(t) == before + 1);
   }
 
+  TEST_CASE("TLS: a key file others may read or write is warned about, 0600 and 0640 are not" *
+            doctest::timeout(60)) {
+    namespace fs = std::filesystem;
+    test::temp_dir dir;
+    const std::string cert = dir.file("cert.pem"), key = dir.file("key.pem");
+    test::write_self_signed(cert, key, "localhost", "IP:127.0.0.1");
+    const struct {
+      fs::perms mode;
+      const char* shown;  // "" : no warning
+    } cases[] = {{fs::perms::owner_read | fs::perms::owner_write, ""},
+                 {fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read, ""},
+                 {fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                      fs::perms::others_read,
+                  "0644"},
+                 {fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read |
+                      fs::perms::group_write,
+                  "0660"}};
+    for (const auto& c : cases) {
+      CAPTURE(c.shown);
+      fs::permissions(key, c.mode);
+      daemon_process d(dir.file(""), dir.file("lg.db"), {"--tls-cert", cert, "--tls-key", key});
+      REQUIRE_MESSAGE(d.port() != 0, d.log());  // a warning, not a refusal: it serves
+      const std::string log = d.log();
+      if (*c.shown == '\0') {
+        CHECK_MESSAGE(log.find("tls_key_mode") == std::string::npos, log);
+      } else {
+        CHECK_MESSAGE(log.find("tls_key_mode") != std::string::npos, log);
+        CHECK_MESSAGE(log.find(std::string("(mode ") + c.shown +
+                               "); make it the daemon user's "
+                               "alone: chmod 600 " +
+                               key) != std::string::npos,
+                      log);
+      }
+    }
+  }
+
   TEST_CASE("TLS: loopguardd refuses to start on a missing, unreadable or mismatched cert or key" *
             doctest::timeout(30)) {
     test::temp_dir dir;

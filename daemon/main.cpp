@@ -226,23 +226,14 @@ result<daemon_options> options_of(daemon_config c) {
   return o;
 }
 
-// Warns when the TLS private key may be read by other users or written by anyone but its owner.
-// Not a refusal, as it is for token files: 0640 root:ssl-cert is Debian's convention for keys
-// (/etc/ssl/private), so a group may read; others may not.
+// Warns when the TLS key file's mode lets others read it (loose_key_mode: not a refusal).
 void warn_key_mode(const std::string& key) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::perms p = fs::status(key, ec).permissions();
-  if (ec || (p & (fs::perms::others_read | fs::perms::others_write | fs::perms::group_write)) ==
-                fs::perms::none) {
-    return;
+  if (const auto mode = loose_key_mode(key)) {
+    logs::emit(spdlog::level::warn, "tls_key_mode",
+               "--tls-key " + key + " may be read or written by other users (mode " + *mode +
+                   "); make it the daemon user's alone: chmod 600 " + key,
+               {{"file", key}, {"mode", *mode}});
   }
-  char mode[8];
-  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(p & fs::perms::mask));
-  logs::emit(spdlog::level::warn, "tls_key_mode",
-             "--tls-key " + key + " may be read or written by other users (mode " + mode +
-                 "); make it the daemon user's alone: chmod 600 " + key,
-             {{"file", key}, {"mode", mode}});
 }
 
 // Says which server of its cluster this daemon is, and warns when the cluster file gives that

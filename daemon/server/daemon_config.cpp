@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -264,16 +265,31 @@ nlohmann::json to_json(const daemon_config& c) {
           {"protocol_features", c.protocol_features}};
 }
 
+namespace {
+
+// The mode of `path` in four octal digits when any of `bits` is set in it; nullopt when none is
+// (or the file cannot be stat'ed).
+std::optional<std::string> mode_with(const std::string& path, mode_t bits) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || (st.st_mode & bits) == 0) return std::nullopt;
+  char mode[8];
+  std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+  return mode;
+}
+
+}  // namespace
+
+std::optional<std::string> loose_key_mode(const std::string& path) {
+  return mode_with(path, S_IROTH | S_IWOTH | S_IWGRP);
+}
+
 result<std::string> read_secret_file(const std::string& path) {
   constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
   std::ifstream in(path, std::ios::binary);
   if (!in) return status::error(path + ": cannot read the file");
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return status::error(path + ": the file holds secrets but may be read by others (mode " + mode +
-                         "); make it readable by its owner only: chmod 600 " + path);
+  if (const auto mode = mode_with(path, S_IRWXG | S_IRWXO)) {
+    return status::error(path + ": the file holds secrets but may be read by others (mode " +
+                         *mode + "); make it readable by its owner only: chmod 600 " + path);
   }
   std::string text(kMaxBytes + 1, '\0');
   in.read(text.data(), static_cast<std::streamsize>(text.size()));

@@ -84,6 +84,10 @@ nlohmann::json to_json(const daemon_config& c);
 // A file that holds secrets, whole (at most 1 MiB): an error if unreadable, or readable or
 // writable by its group or others (a secret must be the owner's alone).
 result<std::string> read_secret_file(const std::string& path);
+// The mode of the TLS key file at `path` when others may read it or its group or others may
+// write it (a warning, not a refusal: 0640 root:ssl-cert is Debian's convention for keys);
+// nullopt when neither.
+std::optional<std::string> loose_key_mode(const std::string& path);
 // A token file (read_secret_file's rules): its first line, surrounding whitespace removed.
 result<std::string> load_token(const std::string& path);
 // Every token the daemon accepts: tokens_file's grants and token_file's admin token (empty when

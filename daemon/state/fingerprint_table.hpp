@@ -62,18 +62,11 @@ std::uint32_t tag_of(const Key& k) {
   }
 }
 
-// GCC and Clang's 128-bit integer (-Wpedantic: an extension).
-__extension__ using uint128 = unsigned __int128;
-
 struct alignas(16) bucket {
   std::uint64_t word = 0;
   std::uint32_t slot = 0;
   std::uint32_t tag = 0;  // 0: empty
 };
-
-// The seeds of a new table: a process-wide random base (std::random_device, once) and a counter,
-// through splitmix64, so each table has its own without a system call per table (hash_seeds.cpp).
-using seeds = hash_seed;
 
 inline const bucket* no_buckets() {
   static const bucket empty[1]{};
@@ -127,7 +120,7 @@ class fingerprint_table {
   fingerprint_table() = default;
   // A table with the given seeds instead of its own random ones: a layout known in advance, for
   // tests only (a daemon's tables must keep theirs secret).
-  explicit fingerprint_table(fingerprint_index::seeds s) : seeds_(s) {}
+  explicit fingerprint_table(hash_seed s) : seeds_(s) {}
   fingerprint_table(const fingerprint_table&) = delete;
   fingerprint_table& operator=(const fingerprint_table&) = delete;
   fingerprint_table(fingerprint_table&& o) noexcept { swap(o); }
@@ -259,14 +252,10 @@ class fingerprint_table {
 
   std::size_t buckets() const { return mask_ + 1; }
 
-  // The bucket a lookup of the key (word, tag) starts at: the word xor-ed with this table's
-  // random key, times its random odd multiplier, the 128-bit product's halves folded (every bit
-  // of the word reaches the low bits), the tag mixed in by a fixed odd constant.
+  // The bucket a lookup of the key (word, tag) starts at: the word mixed with this table's seed
+  // (hash_seeds.hpp), the tag mixed in by a fixed odd constant.
   std::size_t home(std::uint64_t w, std::uint32_t tag) const {
-    const fingerprint_index::uint128 p =
-        static_cast<fingerprint_index::uint128>(w ^ seeds_.xor_key) * seeds_.multiplier;
-    const auto x = static_cast<std::uint64_t>(p) ^ static_cast<std::uint64_t>(p >> 64) ^
-                   (tag * 0x9E3779B97F4A7C15ull);
+    const std::uint64_t x = mix(seeds_, w) ^ (tag * 0x9E3779B97F4A7C15ull);
     return static_cast<std::size_t>(x) & mask_;
   }
 
@@ -354,7 +343,7 @@ class fingerprint_table {
     std::swap(used_, o.used_);
   }
 
-  fingerprint_index::seeds seeds_ = next_hash_seed();
+  hash_seed seeds_ = next_hash_seed();  // each table its own (hash_seeds.hpp)
   std::unique_ptr<bucket[]> storage_;
   // The buckets: storage_, or one shared empty bucket (never written: an insertion grows first).
   bucket* b_ = const_cast<bucket*>(fingerprint_index::no_buckets());

@@ -13,8 +13,7 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-}  // namespace
-
+// Drawn from std::random_device once per process, then the same for its whole life.
 std::uint64_t process_random_base() {
   static const std::uint64_t base = [] {
     std::random_device rd;
@@ -22,6 +21,8 @@ std::uint64_t process_random_base() {
   }();
   return base;
 }
+
+}  // namespace
 
 hash_seed next_hash_seed() {
   static std::atomic<std::uint64_t> counter{0};

@@ -32,17 +32,13 @@ struct fingerprint_key {
 // For the standard containers that hold fingerprint keys (a swarm's declared and erased sets).
 // Keys come from clients: with the value itself as the hash, a client could send keys that all
 // fall into one bucket (multiples of the bucket count) and make every insert and lookup walk
-// it. The value is mixed with a random seed drawn once per process (xor, times a random odd
-// number, the 128-bit product's halves folded), so which keys collide is unknown outside it.
+// it. The value is mixed with a random seed drawn once per process (hash_seeds.hpp), so which
+// keys collide is unknown outside it.
 // Nothing may depend on those containers' order.
 struct fingerprint_key_hash {
   std::size_t operator()(const fingerprint_key& k) const noexcept {
     static const hash_seed seed = next_hash_seed();
-    __extension__ using uint128 = unsigned __int128;
-    const uint128 p = static_cast<uint128>(k.value ^ seed.xor_key) * seed.multiplier;
-    return static_cast<std::size_t>(static_cast<std::uint64_t>(p) ^
-                                    static_cast<std::uint64_t>(p >> 64) ^
-                                    static_cast<std::uint64_t>(k.kind));
+    return static_cast<std::size_t>(mix(seed, k.value) ^ static_cast<std::uint64_t>(k.kind));
   }
 };
 

@@ -17,7 +17,7 @@ using table = fingerprint_table<std::uint64_t, std::string>;
 
 // With these seeds a key's home bucket is its word xor kFold, masked (fingerprint_table::home()):
 // key_at(h) lands in bucket h of any table of more than h buckets, key_at(h + n * buckets) too.
-constexpr fingerprint_index::seeds kKnown{0, 1};
+constexpr hash_seed kKnown{0, 1};
 constexpr std::uint64_t kFold = 0x9E3779B97F4A7C15ull;  // the tag's multiplier (tag 1)
 std::uint64_t key_at(std::uint64_t bucket) {
   return bucket ^ kFold;

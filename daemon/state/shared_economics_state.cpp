@@ -13,7 +13,7 @@ namespace {
 
 // Remembers a call's result (up to `max` distinct ones); false when the call brought a new one:
 // progress, not counted (when progress_aware).
-bool note_result(fingerprint_stats& st, std::optional<std::uint64_t> result, bool progress_aware,
+bool note_result(fingerprint_entry& st, std::optional<std::uint64_t> result, bool progress_aware,
                  std::size_t max) {
   if (!result) return true;
   const bool seen = std::find(st.results.begin(), st.results.end(), *result) != st.results.end();
@@ -135,14 +135,13 @@ void shared_economics_state::read_ahead::fetch_blocks(std::size_t i) const {
                                   fingerprint_key{fingerprint_kind::structural, ev.structural}}) {
     const auto it = swarm_->fingerprints.find(k);
     if (it == swarm_->fingerprints.end()) continue;
-    const entry& f = it->second;
-    const fingerprint_stats& st = f.stats;
+    const entry& st = it->second;
     // Each block beyond its inline part, its first lines (where a call's work begins).
     if (st.window.size() > 1) {
       fetch_lines(&st.window.front(), 1, 64);
       fetch_lines(&*st.window.rbegin(), 1, 64);
     }
-    if (f.tallies.size() > 1) fetch_lines(f.tallies.data(), f.tallies.size(), 2 * 64);
+    if (st.tallies.size() > 1) fetch_lines(st.tallies.data(), st.tallies.size(), 2 * 64);
     if (st.results.size() > 1) fetch_lines(st.results.data(), st.results.size(), 4 * 64);
     if (st.workers.size() > 2) fetch_lines(st.workers.data(), st.workers.size(), 64);
   }
@@ -302,51 +301,50 @@ std::optional<protocol::verdict> shared_economics_state::touch(
     std::uint32_t worker, std::vector<protocol::verdict>& lifted) {
   auto [it, inserted] = s.fingerprints.try_emplace(key);
   entry& f = it->second;
-  fingerprint_stats& st = f.stats;
   if (inserted) {
-    st.tool = e.tool;
-    st.summary = e.summary;
-    st.first_seen = st.last_seen = e.t;
+    f.label = fingerprint_label(e.tool, e.summary);
+    f.first_seen = f.last_seen = e.t;
   }
   expire(f, s.latest_t);
-  const bool counted = note_result(st, e.result, rules_.progress_aware, kMaxResultsPerFingerprint);
-  ++st.calls;
-  if (counted) ++st.counted;
-  if (counted && !e.spent.empty()) waste(s, key, st, e.spent);
-  st.first_seen = std::min(st.first_seen, e.t);
-  st.last_seen = std::max(st.last_seen, e.t);
-  if (auto w = std::lower_bound(st.workers.begin(), st.workers.end(), worker);
-      w == st.workers.end() || *w != worker) {
-    st.workers.insert(w, worker);
+  const bool counted = note_result(f, e.result, rules_.progress_aware, kMaxResultsPerFingerprint);
+  ++f.calls;
+  if (counted) ++f.counted;
+  if (counted && !e.spent.empty()) waste(s, key, f, e.spent);
+  f.first_seen = std::min(f.first_seen, e.t);
+  f.last_seen = std::max(f.last_seen, e.t);
+  if (auto w = std::lower_bound(f.workers.begin(), f.workers.end(), worker);
+      w == f.workers.end() || *w != worker) {
+    f.workers.insert(w, worker);
   }
   push_call(f, {e.t, worker, counted});
-  while (st.window.size() > rules_.max_window_calls) pop_call(f);
+  while (f.window.size() > rules_.max_window_calls) pop_call(f);
   mark_changed(s, key, f);
   // Only an entry created just now can have been erased since the last take_changes().
   if (inserted && !s.erased.empty()) s.erased.erase(key);
   if (key.kind == fingerprint_kind::exact) ++s.exact_calls;
   // Most calls are far from the top: one comparison, no call.
-  if (f.in_top || s.top.size() < kTopKept || st.counted >= s.top.back().counted) rank(s, key, f);
+  if (f.in_top || s.top.size() < kTopKept || f.counted >= s.top.back().counted) rank(s, key, f);
   // Its own expiries and the window's bound can take a declared fingerprint below its level.
-  if (st.level != severity::none && options_.lift_verdicts && !still_meets(f)) {
+  if (f.level != severity::none && options_.lift_verdicts && !still_meets(f)) {
     lifted.push_back(lift(name, s, key, f));
   }
   const judgement j = judge(f);
-  if (j.level <= st.level) return std::nullopt;
+  if (j.level <= f.level) return std::nullopt;
   return declare(name, s, key, f, j, e.t);
 }
 
-void shared_economics_state::waste(swarm& s, const fingerprint_key& key, fingerprint_stats& st,
+void shared_economics_state::waste(swarm& s, const fingerprint_key& key, entry& f,
                                    const protocol::cost& c) {
-  st.wasted += c;
-  if (st.level != severity::none) book(s, key, st);
+  f.wasted += c;
+  if (f.level != severity::none) book(s, key, f);
 }
 
-void shared_economics_state::book(swarm& s, const fingerprint_key& key, fingerprint_stats& st) {
-  if (key.kind != fingerprint_kind::exact || st.booked == st.wasted) return;
-  s.wasted.tokens += st.wasted.tokens - st.booked.tokens;
-  s.wasted.amount += st.wasted.amount - st.booked.amount;
-  st.booked = st.wasted;
+void shared_economics_state::book(swarm& s, const fingerprint_key& key, entry& f) {
+  if (key.kind != fingerprint_kind::exact || f.booked() == f.wasted) return;
+  protocol::cost& booked = f.report().booked;
+  s.wasted.tokens += f.wasted.tokens - booked.tokens;
+  s.wasted.amount += f.wasted.amount - booked.amount;
+  booked = f.wasted;
 }
 
 void shared_economics_state::charge(swarm& s, const swarm_event& e) {
@@ -359,11 +357,11 @@ void shared_economics_state::charge(swarm& s, const swarm_event& e) {
                                     fingerprint_key{fingerprint_kind::structural, e.structural}}) {
     const auto it = s.fingerprints.find(key);
     if (it == s.fingerprints.end()) continue;
-    const auto& window = it->second.stats.window;
+    const auto& window = it->second.window;
     const auto last = std::find_if(window.rbegin(), window.rend(),
                                    [&](const window_call& c) { return c.worker == w->second; });
     if (last == window.rend() || !last->counted) continue;
-    waste(s, key, it->second.stats, e.spent);
+    waste(s, key, it->second, e.spent);
     mark_changed(s, key, it->second);
   }
 }
@@ -371,30 +369,30 @@ void shared_economics_state::charge(swarm& s, const swarm_event& e) {
 protocol::verdict shared_economics_state::declare(const std::string& name, swarm& s,
                                                   const fingerprint_key& key, entry& f,
                                                   const judgement& j, double t) {
-  fingerprint_stats& st = f.stats;
-  if (st.level == severity::none) {
+  if (f.level == severity::none) {
     s.declared.insert(key);
-    book(s, key, st);
+    book(s, key, f);
   }
-  st.level = j.level;
-  st.level_t = t;
-  st.level_calls = j.calls;
-  st.level_workers = j.workers;
+  f.level = j.level;
+  declared_report& r = f.report();
+  r.level_t = t;
+  r.level_calls = j.calls;
+  r.level_workers = j.workers;
   // A higher level can fall earlier: queue it anew (an entry queued before is now stale).
   if (options_.lift_verdicts) schedule(s, key, f);
-  return verdict_of(name, key, st, j.by_cap);
+  return verdict_of(name, key, f, j.by_cap);
 }
 
 void shared_economics_state::expire(entry& f, double now) const {
   // Arrival order is time order up to small skews between workers; a late-arriving old call
   // leaves when it reaches the front.
-  while (!f.stats.window.empty() && now - f.stats.window.front().t >= rules_.window_seconds) {
+  while (!f.window.empty() && now - f.window.front().t >= rules_.window_seconds) {
     pop_call(f);
   }
 }
 
 void shared_economics_state::push_call(entry& f, const window_call& c) const {
-  f.stats.window.push_back(c);
+  f.window.push_back(c);
   tally(f, c);
 }
 
@@ -415,9 +413,9 @@ void shared_economics_state::tally(entry& f, const window_call& c) {
 }
 
 void shared_economics_state::pop_call(entry& f) const {
-  assert(!f.stats.window.empty());
-  const window_call c = f.stats.window.front();
-  f.stats.window.pop_front();
+  assert(!f.window.empty());
+  const window_call c = f.window.front();
+  f.window.pop_front();
   auto t = std::find_if(f.tallies.begin(), f.tallies.end(),
                         [&](const worker_tally& x) { return x.worker == c.worker; });
   assert(t != f.tallies.end());  // every windowed call has its tally
@@ -432,7 +430,7 @@ void shared_economics_state::pop_call(entry& f) const {
 void shared_economics_state::rebuild_tallies(entry& f) {
   f.tallies.clear();
   f.window_counted = 0;
-  for (const auto& c : f.stats.window) tally(f, c);
+  for (const auto& c : f.window) tally(f, c);
 }
 
 std::uint32_t shared_economics_state::counted_workers(const entry& f) {
@@ -445,7 +443,7 @@ shared_economics_state::judgement shared_economics_state::judge(const entry& f) 
   judgement j;
   const std::uint32_t counted_workers = shared_economics_state::counted_workers(f);
   const auto all_workers = static_cast<std::uint32_t>(f.tallies.size());
-  const auto all_calls = static_cast<std::uint32_t>(f.stats.window.size());
+  const auto all_calls = static_cast<std::uint32_t>(f.window.size());
   if (counted_workers >= rules_.min_workers && f.window_counted >= rules_.threshold) {
     j.level = severity::warn;
     if (rules_.critical_at != 0 && f.window_counted >= rules_.critical_at) {
@@ -465,18 +463,17 @@ shared_economics_state::judgement shared_economics_state::judge(const entry& f) 
 }
 
 protocol::verdict shared_economics_state::verdict_of(const std::string& name,
-                                                     const fingerprint_key& key,
-                                                     const fingerprint_stats& f,
+                                                     const fingerprint_key& key, const entry& f,
                                                      bool by_cap) const {
   protocol::verdict v;
   v.swarm = name;
-  v.tool = f.tool;
+  v.tool = f.label.tool();
   v.kind = to_string(key.kind);
   v.fingerprint = key.value;
   v.level = f.level;
-  v.calls = f.level_calls;
-  v.workers = f.level_workers;
-  v.t = f.level_t;
+  v.calls = f.level_calls();
+  v.workers = f.level_workers();
+  v.t = f.level_t();
   v.spent = f.wasted;
   v.unit = rules_.budget.of(name).unit;
   v.message = global_nudge(f.level, {v.tool, v.kind, v.calls, v.workers, rules_.window_seconds,
@@ -496,7 +493,7 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
   coldest.reserve(s.fingerprints.size());
   for (const auto& [key, f] : s.fingerprints) {
     if (key == keep_a || key == keep_b) continue;
-    coldest.emplace_back(f.stats.last_seen, key);
+    coldest.emplace_back(f.last_seen, key);
   }
   const std::size_t n = std::min(coldest.size(), s.fingerprints.size() - target);
   std::nth_element(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n),
@@ -509,7 +506,7 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
   for (std::size_t i = 0; i < n; ++i) {
     const auto victim = s.fingerprints.find(coldest[i].second);
     // An active verdict no longer counted would never be lifted: lift it now.
-    if (victim->second.stats.level != severity::none && options_.lift_verdicts) {
+    if (victim->second.level != severity::none && options_.lift_verdicts) {
       lifted.push_back(lift(name, s, victim->first, victim->second));
     }
     lost_top |= forget(s, victim->first, victim->second);
@@ -521,11 +518,11 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
 }
 
 bool shared_economics_state::still_meets(const entry& f) const {
-  switch (f.stats.level) {
+  switch (f.level) {
     case severity::none:
       return true;
     case severity::warn:
-      return f.window_counted >= rules_.threshold || f.stats.window.size() >= rules_.absolute_cap;
+      return f.window_counted >= rules_.threshold || f.window.size() >= rules_.absolute_cap;
     default:  // critical (a swarm rule never declares terminate)
       return f.window_counted >= (rules_.critical_at != 0 ? rules_.critical_at : rules_.threshold);
   }
@@ -533,14 +530,14 @@ bool shared_economics_state::still_meets(const entry& f) const {
 
 protocol::verdict shared_economics_state::lift(const std::string& name, swarm& s,
                                                const fingerprint_key& key, entry& f) {
-  fingerprint_stats& st = f.stats;
   s.declared.erase(key);
   mark_changed(s, key, f);
-  st.level = severity::none;
-  st.level_t = s.latest_t;
-  st.level_calls = f.window_counted;
-  st.level_workers = counted_workers(f);
-  return verdict_of(name, key, st, false);
+  f.level = severity::none;
+  declared_report& r = f.report();
+  r.level_t = s.latest_t;
+  r.level_calls = f.window_counted;
+  r.level_workers = counted_workers(f);
+  return verdict_of(name, key, f, false);
 }
 
 // Calls leave the window in arrival order, each once the clock is a window past it and past
@@ -548,12 +545,11 @@ protocol::verdict shared_economics_state::lift(const std::string& name, swarm& s
 // for warn, enough calls of any kind for the cap): the time is the latest among the calls up
 // to the one whose leaving takes it below. Calls added later only make it later.
 double shared_economics_state::lift_time(const entry& f) const {
-  const auto& w = f.stats.window;
-  const std::uint32_t need = f.stats.level == severity::warn || rules_.critical_at == 0
-                                 ? rules_.threshold
-                                 : rules_.critical_at;
+  const auto& w = f.window;
+  const std::uint32_t need =
+      f.level == severity::warn || rules_.critical_at == 0 ? rules_.threshold : rules_.critical_at;
   std::size_t counted_to_go = f.window_counted >= need ? f.window_counted - need + 1 : 0;
-  std::size_t all_to_go = f.stats.level == severity::warn && w.size() >= rules_.absolute_cap
+  std::size_t all_to_go = f.level == severity::warn && w.size() >= rules_.absolute_cap
                               ? w.size() - rules_.absolute_cap + 1
                               : 0;
   double latest = -HUGE_VAL;  // below already: at once
@@ -566,8 +562,9 @@ double shared_economics_state::lift_time(const entry& f) const {
 }
 
 void shared_economics_state::schedule(swarm& s, const fingerprint_key& key, entry& f) const {
-  f.queued_t = lift_time(f);
-  s.expiries.push_back({f.queued_t, key});
+  const double t = lift_time(f);
+  f.report().queued_t = t;
+  s.expiries.push_back({t, key});
   std::push_heap(s.expiries.begin(), s.expiries.end(), later_t{});
 }
 
@@ -580,13 +577,13 @@ void shared_economics_state::sweep(const std::string& name, swarm& s,
     const expiry x = s.expiries.back();
     s.expiries.pop_back();
     const auto it = s.fingerprints.find(x.key);
-    if (it == s.fingerprints.end() || !(it->second.queued_t == x.t)) continue;  // stale
+    if (it == s.fingerprints.end() || !(it->second.queued_t() == x.t)) continue;  // stale
     entry& f = it->second;
-    f.queued_t = std::numeric_limits<double>::quiet_NaN();
-    if (f.stats.level == severity::none) continue;  // lifted meanwhile
-    const std::size_t before = f.stats.window.size();
+    f.report().queued_t = std::numeric_limits<double>::quiet_NaN();
+    if (f.level == severity::none) continue;  // lifted meanwhile
+    const std::size_t before = f.window.size();
     expire(f, s.latest_t);
-    if (f.stats.window.size() != before) mark_changed(s, x.key, f);
+    if (f.window.size() != before) mark_changed(s, x.key, f);
     if (still_meets(f)) {
       schedule(s, x.key, f);
     } else {

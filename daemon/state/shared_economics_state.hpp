@@ -26,6 +26,7 @@
 
 #include "loopguard/protocol.hpp"
 #include "loopguard/severity.hpp"
+#include "state/fingerprint_entry.hpp"
 #include "state/fingerprint_table.hpp"
 #include "state/handoff_cycles.hpp"
 #include "state/state_rows.hpp"
@@ -201,24 +202,8 @@ class shared_economics_state {
   void restore_fingerprints(std::vector<fingerprint_row>& rows);
 
  private:
-  struct worker_tally {
-    std::uint32_t worker = 0;
-    std::uint32_t counted = 0;  // counted calls of this worker in the window
-    std::uint32_t all = 0;      // all calls of this worker in the window
-  };
-  // Derived from stats.window; rebuilt on restore.
-  struct entry {
-    entry() = default;
-    explicit entry(fingerprint_stats&& s) : stats(std::move(s)) {}
-    fingerprint_stats stats;
-    compact_vector<worker_tally, 1> tallies;
-    std::uint32_t window_counted = 0;
-    bool in_top = false;   // one of the swarm's `top` slots
-    bool changed = false;  // listed in the swarm's `changed` (mark_changed())
-    // `t` of its entry in the swarm's expiries; NaN: none.
-    double queued_t = std::numeric_limits<double>::quiet_NaN();
-    bool queued() const { return !std::isnan(queued_t); }
-  };
+  using worker_tally = fingerprint_entry::worker_tally;
+  using entry = fingerprint_entry;
   // A declared fingerprint cannot fall below its level before the clock is a window past `t`
   // (lift_time()); then the sweep re-judges it.
   struct expiry {
@@ -272,9 +257,8 @@ class shared_economics_state {
   void charge(swarm& s, const swarm_event& e);
   // Adds a counted call's cost to the fingerprint; book() moves what a declared exact
   // fingerprint wasted and the swarm's total does not hold yet into that total.
-  static void waste(swarm& s, const fingerprint_key& key, fingerprint_stats& st,
-                    const protocol::cost& c);
-  static void book(swarm& s, const fingerprint_key& key, fingerprint_stats& st);
+  static void waste(swarm& s, const fingerprint_key& key, entry& f, const protocol::cost& c);
+  static void book(swarm& s, const fingerprint_key& key, entry& f);
   // The swarm's budget: the level its spend reaches under its cap; judge_budget() raises the
   // swarm's level to it and returns the verdict to push (every level once); budget_verdict()
   // is the verdict of the level reached.
@@ -336,8 +320,8 @@ class shared_economics_state {
   std::uint64_t digest_of(std::string_view name, const swarm& s) const;
   static swarm_row swarm_row_of(const std::string& name, const swarm& s);
   static void snapshot_into(const std::string& name, const swarm& s, state_snapshot& out);
-  protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key,
-                               const fingerprint_stats& f, bool by_cap) const;
+  protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key, const entry& f,
+                               bool by_cap) const;
 
   swarm_rules rules_;
   state_options options_;

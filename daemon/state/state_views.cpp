@@ -66,10 +66,10 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
   w.u64(rows.size());
   std::vector<std::string_view> names;
   for (const auto* kv : rows) {
-    const fingerprint_stats& f = kv->second.stats;
+    const entry& f = kv->second;
     w.u64(static_cast<std::uint64_t>(kv->first.kind));
     w.u64(kv->first.value);
-    w.str(f.tool);
+    w.str(f.label.tool());
     w.u64(f.calls);
     w.u64(f.counted);
     w.f64(f.first_seen);
@@ -77,8 +77,9 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
     w.u64(static_cast<std::uint64_t>(f.level));
     w.u64(f.wasted.tokens);
     w.f64(f.wasted.amount);
-    w.u64(f.booked.tokens);
-    w.f64(f.booked.amount);
+    const protocol::cost booked = f.booked();
+    w.u64(booked.tokens);
+    w.f64(booked.amount);
     // Worker names, not indexes: indexes depend on arrival order.
     names.clear();
     for (auto id : f.workers) names.push_back(s.worker_names[id]);
@@ -124,7 +125,7 @@ void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f
     if (a.calls != b.calls) return a.calls > b.calls;
     return a.key < b.key;
   };
-  const top_slot mine{key, f.stats.counted, f.stats.calls};
+  const top_slot mine{key, f.counted, f.calls};
   auto& top = s.top;
   std::size_t i = 0;
   if (f.in_top) {
@@ -144,8 +145,8 @@ void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f
 }
 
 void shared_economics_state::account(swarm& s, const fingerprint_key& key, entry& f) const {
-  if (key.kind == fingerprint_kind::exact) s.exact_calls += f.stats.calls;
-  if (f.stats.level != severity::none) {
+  if (key.kind == fingerprint_kind::exact) s.exact_calls += f.calls;
+  if (f.level != severity::none) {
     s.declared.insert(key);
     // Never later than where the uninterrupted state has it queued (lift_time()).
     if (options_.lift_verdicts && !f.queued()) schedule(s, key, f);
@@ -154,8 +155,8 @@ void shared_economics_state::account(swarm& s, const fingerprint_key& key, entry
 }
 
 bool shared_economics_state::forget(swarm& s, const fingerprint_key& key, const entry& f) {
-  if (key.kind == fingerprint_kind::exact) s.exact_calls -= f.stats.calls;
-  if (f.stats.level != severity::none) s.declared.erase(key);
+  if (key.kind == fingerprint_kind::exact) s.exact_calls -= f.calls;
+  if (f.level != severity::none) s.declared.erase(key);
   if (!f.in_top) return false;
   std::erase_if(s.top, [&](const top_slot& t) { return t.key == key; });
   return true;
@@ -212,11 +213,11 @@ std::vector<fingerprint_row> shared_economics_state::top_fingerprints(std::strin
     rows.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       const auto& key = s.top[i].key;
-      rows.push_back({it->first, key, s.fingerprints.at(key).stats});
+      rows.push_back({it->first, key, s.fingerprints.at(key).row()});
     }
     return rows;
   }
-  for (const auto& [key, f] : s.fingerprints) rows.push_back({it->first, key, f.stats});
+  for (const auto& [key, f] : s.fingerprints) rows.push_back({it->first, key, f.row()});
   n = std::min(n, rows.size());
   std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(),
                     [](const fingerprint_row& a, const fingerprint_row& b) {
@@ -235,8 +236,8 @@ std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view
     const entry& e = it->second.fingerprints.at(key);
     // A warning held while fewer counted calls than the threshold are in the window is the
     // cap's (judge(): only the cap declares below the threshold): it keeps the cap's message.
-    const bool by_cap = e.stats.level == severity::warn && e.window_counted < rules_.threshold;
-    out.push_back(verdict_of(it->first, key, e.stats, by_cap));
+    const bool by_cap = e.level == severity::warn && e.window_counted < rules_.threshold;
+    out.push_back(verdict_of(it->first, key, e, by_cap));
   }
   if (it->second.budget_level != severity::none) {
     out.push_back(budget_verdict(it->first, it->second));
@@ -299,7 +300,7 @@ state_changes shared_economics_state::take_changes() {
       const auto it = s.fingerprints.find(key);
       if (it == s.fingerprints.end() || !it->second.changed) continue;  // erased, or listed twice
       it->second.changed = false;
-      out.fingerprints.push_back({name, key, it->second.stats});
+      out.fingerprints.push_back({name, key, it->second.row()});
     }
     for (const auto& key : s.erased) out.erased.push_back({name, key});
     s.changed.clear();
@@ -325,7 +326,7 @@ state_changes shared_economics_state::take_changes_part(std::size_t limit) {
       const auto it = s.fingerprints.find(key);
       if (it == s.fingerprints.end() || !it->second.changed) continue;  // erased, or listed twice
       it->second.changed = false;
-      out.fingerprints.push_back({name, key, it->second.stats});
+      out.fingerprints.push_back({name, key, it->second.row()});
     }
     if (out.erased.size() + out.fingerprints.size() >= limit) break;
   }
@@ -345,7 +346,7 @@ void shared_economics_state::snapshot_into(const std::string& name, const swarm&
   for (const auto& [key, f] : s.fingerprints) order.emplace_back(key, &f);
   std::sort(order.begin(), order.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [key, f] : order) out.fingerprints.push_back({name, key, f->stats});
+  for (const auto& [key, f] : order) out.fingerprints.push_back({name, key, f->row()});
 }
 
 swarm_row shared_economics_state::swarm_row_of(const std::string& name, const swarm& s) {
@@ -435,7 +436,7 @@ void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& 
     if (i + kAhead < run_end) s->fingerprints.prefetch(rows[i + kAhead].key);
     auto [it, inserted] = s->fingerprints.try_emplace(r.key, std::move(r.stats));
     entry& f = it->second;
-    if (!inserted) f.stats = std::move(r.stats);  // a row given twice: the later one wins
+    if (!inserted) f.assign(std::move(r.stats));  // a row given twice: the later one wins
     rebuild_tallies(f);
     account(*s, r.key, f);
   }

@@ -1,12 +1,13 @@
 // How strongly a detection asks the agent to change course. Ordered: a verdict is the maximum.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
 namespace loopguard {
 
-enum class severity { none = 0, warn = 1, critical = 2, terminate = 3 };
+enum class severity : std::uint8_t { none = 0, warn = 1, critical = 2, terminate = 3 };
 
 constexpr std::string_view to_string(severity s) {
   switch (s) {

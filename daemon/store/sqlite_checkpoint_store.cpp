@@ -135,7 +135,7 @@ constexpr const char* kMigrate5To6 = R"sql(
 ALTER TABLE compaction ADD COLUMN log_floor INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-constexpr int kCacheKiB = 256 * 1024;    // for checkpoints: the B-tree pages they rewrite
+constexpr int kCacheKiB = 32 * 1024;     // serving: a compaction writes in key order
 constexpr int kLoadCacheKiB = 8 * 1024;  // for loading: it reads every page once
 constexpr int kWalAutocheckpointPages = 1024;
 constexpr int kOldestReadableVersion = 2;  // version 1 had no log; no such file was deployed

@@ -66,7 +66,6 @@ class compact_vector {
   size_type size() const { return size_; }
   bool empty() const { return size_ == 0; }
   size_type capacity() const { return cap_; }
-  static constexpr size_type inline_capacity() { return N; }
 
   T* data() { return on_heap() ? heap() : inline_data(); }
   const T* data() const { return on_heap() ? heap() : inline_data(); }

@@ -13,12 +13,12 @@ namespace {
 
 // Remembers a call's result (up to `max` distinct ones); false when the call brought a new one:
 // progress, not counted (when progress_aware).
-bool note_result(fingerprint_entry& st, std::optional<std::uint64_t> result, bool progress_aware,
+bool note_result(fingerprint_entry& f, std::optional<std::uint64_t> result, bool progress_aware,
                  std::size_t max) {
   if (!result) return true;
-  const bool seen = std::find(st.results.begin(), st.results.end(), *result) != st.results.end();
-  if (!seen && st.results.size() < max) st.results.push_back(*result);
-  return !progress_aware || st.calls == 0 || seen;
+  const bool seen = std::find(f.results.begin(), f.results.end(), *result) != f.results.end();
+  if (!seen && f.results.size() < max) f.results.push_back(*result);
+  return !progress_aware || f.calls == 0 || seen;
 }
 
 // The order of a min-heap on `t`: the front is the earliest.
@@ -135,15 +135,15 @@ void shared_economics_state::read_ahead::fetch_blocks(std::size_t i) const {
                                   fingerprint_key{fingerprint_kind::structural, ev.structural}}) {
     const auto it = swarm_->fingerprints.find(k);
     if (it == swarm_->fingerprints.end()) continue;
-    const entry& st = it->second;
+    const entry& f = it->second;
     // Each block beyond its inline part, its first lines (where a call's work begins).
-    if (st.window.size() > 1) {
-      fetch_lines(&st.window.front(), 1, 64);
-      fetch_lines(&*st.window.rbegin(), 1, 64);
+    if (f.window.size() > 1) {
+      fetch_lines(&f.window.front(), 1, 64);
+      fetch_lines(&*f.window.rbegin(), 1, 64);
     }
-    if (st.tallies.size() > 1) fetch_lines(st.tallies.data(), st.tallies.size(), 2 * 64);
-    if (st.results.size() > 1) fetch_lines(st.results.data(), st.results.size(), 4 * 64);
-    if (st.workers.size() > 2) fetch_lines(st.workers.data(), st.workers.size(), 64);
+    if (f.tallies.size() > 1) fetch_lines(f.tallies.data(), f.tallies.size(), 2 * 64);
+    if (f.results.size() > 1) fetch_lines(f.results.data(), f.results.size(), 4 * 64);
+    if (f.workers.size() > 2) fetch_lines(f.workers.data(), f.workers.size(), 64);
   }
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # clang-tidy with the project's checks (.clang-tidy: no function over 60 lines) over every
-# source file of shared/, worker-sdk/, daemon/ and cli/, or over the files given.
+# source file of shared/, worker-sdk/, daemon/ and cli/ and of the tools under scripts/ that the
+# build compiles (benchmarks, load, chaos), or over the files given.
 # Needs a configured build directory (compile_commands.json); LOOPGUARD_BUILD_DIR, default build.
 set -euo pipefail
 given=()
@@ -20,6 +21,9 @@ if [[ ${#given[@]} -gt 0 ]]; then
   files=("${given[@]}")
 else
   mapfile -t files < <(git ls-files 'shared/*.cpp' 'worker-sdk/*.cpp' 'daemon/*.cpp' 'cli/*.cpp')
+  while IFS= read -r f; do
+    if grep -qF "\"file\": \"$PWD/$f\"" "$build_dir/compile_commands.json"; then files+=("$f"); fi
+  done < <(git ls-files 'scripts/*.cpp')
 fi
 # Two at a time (this is a two-core machine); each file's findings print as they come.
 printf '%s\n' "${files[@]}" |

@@ -107,11 +107,13 @@ std::uint64_t shared_economics_state::digest() const {
 
 namespace {
 
-bool hotter(const fingerprint_key& ka, const fingerprint_stats& a, const fingerprint_key& kb,
-            const fingerprint_stats& b) {
+// The top view's order: counted calls, then calls, then the key (a total order). A template
+// because its one argument type, shared_economics_state::top_slot, is private.
+template <class Slot>
+bool hotter(const Slot& a, const Slot& b) {
   if (a.counted != b.counted) return a.counted > b.counted;
   if (a.calls != b.calls) return a.calls > b.calls;
-  return ka < kb;
+  return a.key < b.key;
 }
 
 }  // namespace
@@ -120,11 +122,6 @@ bool hotter(const fingerprint_key& ka, const fingerprint_stats& a, const fingerp
 // outside it can enter only when its own counts grow, i.e. when rank() sees it; only an erased
 // member (eviction) leaves a hole, which rebuild_top() fills from every fingerprint.
 void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f) {
-  const auto before = [](const top_slot& a, const top_slot& b) {
-    if (a.counted != b.counted) return a.counted > b.counted;
-    if (a.calls != b.calls) return a.calls > b.calls;
-    return a.key < b.key;
-  };
   const top_slot mine{key, f.counted, f.calls};
   auto& top = s.top;
   std::size_t i = 0;
@@ -132,7 +129,7 @@ void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f
     while (top[i].key != key) ++i;
     top[i] = mine;
   } else {
-    if (top.size() == kTopKept && !before(mine, top.back())) return;
+    if (top.size() == kTopKept && !hotter(mine, top.back())) return;
     if (top.size() == kTopKept) {
       s.fingerprints.find(top.back().key)->second.in_top = false;
       top.pop_back();
@@ -141,7 +138,7 @@ void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f
     f.in_top = true;
     i = top.size() - 1;
   }
-  for (; i > 0 && before(top[i], top[i - 1]); --i) std::swap(top[i], top[i - 1]);
+  for (; i > 0 && hotter(top[i], top[i - 1]); --i) std::swap(top[i], top[i - 1]);
 }
 
 void shared_economics_state::account(swarm& s, const fingerprint_key& key, entry& f) const {
@@ -217,13 +214,17 @@ std::vector<fingerprint_row> shared_economics_state::top_fingerprints(std::strin
     }
     return rows;
   }
-  for (const auto& [key, f] : s.fingerprints) rows.push_back({it->first, key, f.row()});
-  n = std::min(n, rows.size());
-  std::partial_sort(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end(),
-                    [](const fingerprint_row& a, const fingerprint_row& b) {
-                      return hotter(a.key, a.stats, b.key, b.stats);
-                    });
-  rows.resize(n);
+  // Ranked by their counts; only the n chosen are copied out as rows.
+  std::vector<top_slot> order;
+  order.reserve(s.fingerprints.size());
+  for (const auto& [key, f] : s.fingerprints) order.push_back({key, f.counted, f.calls});
+  n = std::min(n, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                    hotter<top_slot>);
+  rows.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    rows.push_back({it->first, order[i].key, s.fingerprints.at(order[i].key).row()});
+  }
   return rows;
 }
 

@@ -1,5 +1,9 @@
 #include "loopguard/tls_stream.hpp"
 
+#include <boost/asio/append.hpp>
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/post.hpp>
+
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
@@ -117,6 +121,37 @@ std::string handshake_failure(stream::tls_layer& s, const error_code& ec, bool& 
     return std::string("certificate verification failed: ") + X509_verify_cert_error_string(result);
   }
   return ec.message();
+}
+
+// The erased handler runs on the stream's executor. Boost 1.81's any_completion_executor (the
+// executor an any_completion_handler reports) cannot be required never to block, which Asio's
+// and Beast's operations need for their posts; every handler here is one of Beast's operations
+// or a session's, whose executor is the stream's anyway (a strand).
+namespace {
+template <class Handler>
+auto on(stream& s, Handler&& handler) {
+  return boost::asio::bind_executor(s.get_executor(), std::forward<Handler>(handler));
+}
+}  // namespace
+
+void stream::start_read(boost::asio::mutable_buffer buffer, io_handler handler) {
+  if (auto* t = tls()) return t->async_read_some(buffer, on(*this, std::move(handler)));
+  std::get<tcp_layer>(s_).async_read_some(buffer, on(*this, std::move(handler)));
+}
+
+void stream::start_write(const gathered& buffers, io_handler handler) {
+  if (auto* t = tls()) return t->async_write_some(buffers, on(*this, std::move(handler)));
+  std::get<tcp_layer>(s_).async_write_some(buffers, on(*this, std::move(handler)));
+}
+
+void stream::start_handshake(ssl::stream_base::handshake_type type, done_handler handler) {
+  if (auto* t = tls()) return t->async_handshake(type, on(*this, std::move(handler)));
+  boost::asio::post(on(*this, boost::asio::append(std::move(handler), error_code{})));
+}
+
+void async_teardown(boost::beast::role_type role, stream& s, stream::done_handler handler) {
+  if (auto* t = s.tls()) return boost::beast::async_teardown(role, *t, on(s, std::move(handler)));
+  boost::beast::async_teardown(role, s.next_layer(), on(s, std::move(handler)));
 }
 
 }  // namespace loopguard::tls

@@ -10,8 +10,9 @@
 // (beast::tcp_stream's expires_after), which bounds the TLS handshake and the TLS records too.
 #pragma once
 
+#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/async_result.hpp>
-#include <boost/asio/post.hpp>
+#include <boost/asio/buffer.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/stream.hpp>
@@ -20,6 +21,7 @@
 #include <boost/beast/websocket/ssl.hpp>
 #include <boost/beast/websocket/teardown.hpp>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -62,9 +64,8 @@ class stream {
   template <class MutableBufferSequence, class ReadToken>
   auto async_read_some(const MutableBufferSequence& buffers, ReadToken&& token) {
     return boost::asio::async_initiate<ReadToken, void(error_code, std::size_t)>(
-        [this](auto handler, const MutableBufferSequence& b) {
-          if (auto* t = tls()) return t->async_read_some(b, std::move(handler));
-          std::get<tcp_layer>(s_).async_read_some(b, std::move(handler));
+        [this](io_handler handler, const MutableBufferSequence& b) {
+          start_read(first_buffer<boost::asio::mutable_buffer>(b), std::move(handler));
         },
         token, buffers);
   }
@@ -72,22 +73,66 @@ class stream {
   template <class ConstBufferSequence, class WriteToken>
   auto async_write_some(const ConstBufferSequence& buffers, WriteToken&& token) {
     return boost::asio::async_initiate<WriteToken, void(error_code, std::size_t)>(
-        [this](auto handler, const ConstBufferSequence& b) {
-          if (auto* t = tls()) return t->async_write_some(b, std::move(handler));
-          std::get<tcp_layer>(s_).async_write_some(b, std::move(handler));
+        [this](io_handler handler, const ConstBufferSequence& b) {
+          start_write(gather(b), std::move(handler));
         },
         token, buffers);
   }
 
   // The TLS handshake; on a plain stream, completes at once with success.
-  template <class Handler>
-  void async_handshake(ssl::stream_base::handshake_type type, Handler&& handler) {
-    if (auto* t = tls()) return t->async_handshake(type, std::forward<Handler>(handler));
-    boost::asio::post(get_executor(),
-                      [h = std::forward<Handler>(handler)]() mutable { h(error_code{}); });
+  template <class HandshakeToken>
+  auto async_handshake(ssl::stream_base::handshake_type type, HandshakeToken&& token) {
+    return boost::asio::async_initiate<HandshakeToken, void(error_code)>(
+        [this](done_handler handler, ssl::stream_base::handshake_type t) {
+          start_handshake(t, std::move(handler));
+        },
+        token, type);
   }
 
+  using io_handler = boost::asio::any_completion_handler<void(error_code, std::size_t)>;
+  using done_handler = boost::asio::any_completion_handler<void(error_code)>;
+
  private:
+  // Up to kMaxGather buffers of a write, in order (a write may write fewer bytes than asked:
+  // the composed writes above it loop). TLS writes the first one only, as Asio's ssl::stream
+  // always does.
+  static constexpr std::size_t kMaxGather = 16;
+  struct gathered {
+    std::array<boost::asio::const_buffer, kMaxGather> buffers;
+    std::size_t count = 0;
+    const boost::asio::const_buffer* begin() const { return buffers.data(); }
+    const boost::asio::const_buffer* end() const { return buffers.data() + count; }
+  };
+
+  // The I/O below the templates: the handler is type-erased, so TLS's and TCP's operations are
+  // compiled once, in tls_stream.cpp, not once per handler type of every caller (Beast's
+  // websocket makes dozens; they made each session's translation unit minutes long under the
+  // sanitizers).
+  void start_read(boost::asio::mutable_buffer buffer, io_handler handler);
+  void start_write(const gathered& buffers, io_handler handler);
+  void start_handshake(ssl::stream_base::handshake_type type, done_handler handler);
+
+  // The first non-empty buffer (a read may fill fewer bytes than asked), or an empty one.
+  template <class Buffer, class Sequence>
+  static Buffer first_buffer(const Sequence& buffers) {
+    for (auto it = boost::asio::buffer_sequence_begin(buffers);
+         it != boost::asio::buffer_sequence_end(buffers); ++it) {
+      Buffer b(*it);
+      if (b.size() != 0) return b;
+    }
+    return Buffer();
+  }
+  template <class Sequence>
+  static gathered gather(const Sequence& buffers) {
+    gathered out;
+    for (auto it = boost::asio::buffer_sequence_begin(buffers);
+         it != boost::asio::buffer_sequence_end(buffers) && out.count < kMaxGather; ++it) {
+      boost::asio::const_buffer b(*it);
+      if (b.size() != 0) out.buffers[out.count++] = b;
+    }
+    return out;
+  }
+
   using stream_variant = std::variant<tcp_layer, tls_layer>;
   stream_variant s_;
 };
@@ -99,12 +144,10 @@ inline void teardown(boost::beast::role_type role, stream& s, error_code& ec) {
   boost::beast::teardown(role, s.next_layer(), ec);
 }
 
+void async_teardown(boost::beast::role_type role, stream& s, stream::done_handler handler);
 template <class TeardownHandler>
 void async_teardown(boost::beast::role_type role, stream& s, TeardownHandler&& handler) {
-  if (auto* t = s.tls()) {
-    return boost::beast::async_teardown(role, *t, std::forward<TeardownHandler>(handler));
-  }
-  boost::beast::async_teardown(role, s.next_layer(), std::forward<TeardownHandler>(handler));
+  async_teardown(role, s, stream::done_handler(std::forward<TeardownHandler>(handler)));
 }
 
 // The daemon's context: the certificate chain and private key from PEM files, checked against

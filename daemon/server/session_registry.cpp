@@ -1,6 +1,5 @@
 #include <algorithm>
 
-#include "server/dashboard_session.hpp"
 #include "server/server_context.hpp"
 #include "server/websocket_session.hpp"
 
@@ -60,51 +59,6 @@ std::map<std::string, std::size_t, std::less<>> session_registry::connected_coun
     if (n > 0) out.emplace(swarm, n);
   }
   return out;
-}
-
-std::size_t server_context::broadcast(std::string_view swarm,
-                                      const std::shared_ptr<const std::string>& frame,
-                                      const websocket_session* except,
-                                      const std::vector<std::string>& only) {
-  std::size_t sent = 0;
-  for (const auto& w : registry.of_swarm(swarm)) {  // a copy: no lock held while sending
-    auto s = w.lock();
-    if (!s || s.get() == except) continue;
-    if (!only.empty() && std::find(only.begin(), only.end(), s->worker()) == only.end()) continue;
-    s->send(frame);
-    ++sent;
-  }
-  return sent;
-}
-
-void server_context::on_durable(std::uint64_t epoch) {
-  for (const auto& w : registry.all()) {
-    if (auto s = w.lock()) s->on_durable(epoch);
-  }
-}
-
-void server_context::connection_closed() {
-  if (--metrics.connections_open == 0 && stopping && on_drained) on_drained();
-}
-
-void server_context::add_dashboard(std::weak_ptr<dashboard_session> d) {
-  std::lock_guard lock(dashboards_mu_);
-  std::erase_if(dashboards_, [](const auto& w) { return w.expired(); });
-  dashboards_.push_back(std::move(d));
-}
-
-void server_context::close_all() {
-  for (const auto& w : registry.all()) {
-    if (auto s = w.lock()) s->shut_down();
-  }
-  std::vector<std::weak_ptr<dashboard_session>> dashboards;
-  {
-    std::lock_guard lock(dashboards_mu_);
-    dashboards = dashboards_;
-  }
-  for (const auto& w : dashboards) {
-    if (auto d = w.lock()) d->shut_down();
-  }
 }
 
 }  // namespace loopguard::daemon

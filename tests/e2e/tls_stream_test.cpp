@@ -45,6 +45,7 @@ struct pieces {
 
 // A connected pair of streams, TLS when `ctx` (the server's) and `client_ctx` are given.
 struct stream_pair {
+  using beast_tcp = tls::stream::tcp_layer;
   stream_pair(net::io_context& ioc, net::ssl::context* server_ctx, net::ssl::context* client_ctx)
       : acceptor(ioc, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)),
         client(ioc.get_executor(), client_ctx) {
@@ -57,7 +58,6 @@ struct stream_pair {
       server.emplace(std::move(tcp_layer));
     }
   }
-  using beast_tcp = tls::stream::tcp_layer;
   tcp::acceptor acceptor;
   tls::stream client;
   std::optional<tls::stream> server;

@@ -65,7 +65,7 @@ class stream {
   auto async_read_some(const MutableBufferSequence& buffers, ReadToken&& token) {
     return boost::asio::async_initiate<ReadToken, void(error_code, std::size_t)>(
         [this](io_handler handler, const MutableBufferSequence& b) {
-          start_read(first_buffer<boost::asio::mutable_buffer>(b), std::move(handler));
+          start_read(first_buffer(b), std::move(handler));
         },
         token, buffers);
   }
@@ -113,14 +113,14 @@ class stream {
   void start_handshake(ssl::stream_base::handshake_type type, done_handler handler);
 
   // The first non-empty buffer (a read may fill fewer bytes than asked), or an empty one.
-  template <class Buffer, class Sequence>
-  static Buffer first_buffer(const Sequence& buffers) {
+  template <class Sequence>
+  static boost::asio::mutable_buffer first_buffer(const Sequence& buffers) {
     for (auto it = boost::asio::buffer_sequence_begin(buffers);
          it != boost::asio::buffer_sequence_end(buffers); ++it) {
-      Buffer b(*it);
+      boost::asio::mutable_buffer b(*it);
       if (b.size() != 0) return b;
     }
-    return Buffer();
+    return {};
   }
   template <class Sequence>
   static gathered gather(const Sequence& buffers) {

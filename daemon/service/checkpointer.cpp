@@ -6,13 +6,15 @@ namespace loopguard::daemon {
 
 checkpointer::checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
                            std::chrono::milliseconds interval, durable_fn on_durable,
-                           std::size_t compact_log_bytes, std::size_t chunk_rows)
+                           std::size_t compact_log_bytes, std::size_t take_rows)
     : service_(service),
       store_(store),
       metrics_(metrics),
       interval_(interval),
       on_durable_(std::move(on_durable)),
-      committer_(service, store, compact_log_bytes, chunk_rows) {}
+      worker_([this] { nudge(); }),
+      committer_(service, store, compact_log_bytes, take_rows, group_committer::kMaxParts,
+                 &worker_) {}
 
 checkpointer::~checkpointer() {
   stop();
@@ -74,8 +76,10 @@ void checkpointer::run() {
     bool stopping = false;
     {
       std::unique_lock lock(mu_);
-      // A compaction in progress takes its next step at once: each step is a bounded chunk.
-      const auto wait = committer_.compacting() ? std::chrono::milliseconds(0) : interval_;
+      // A compaction's next step in the main file is written at once (each is bounded); the
+      // rows worker nudges when it has finished a job.
+      const auto wait =
+          committer_.main_step_pending() ? std::chrono::milliseconds(0) : interval_;
       cv_.wait_for(lock, wait, [&] { return stop_ || nudged_; });
       nudged_ = false;
       stopping = stop_;
@@ -104,6 +108,12 @@ bool checkpointer::checkpoint_once(bool final) {
                {{"rows", std::to_string(*o.began_rows)},
                 {"take_ms", std::to_string(o.take_seconds * 1e3)}});
   }
+  if (!o.compaction_error.ok()) {
+    logs::emit(spdlog::level::err, "compaction_step_failed",
+               "a compaction step in the rows file failed; it is retried (acks do not wait for "
+               "it; check the disk holding the database)",
+               {{"error", o.compaction_error.message()}});
+  }
   if (!o.result.ok()) {
     ++metrics_.checkpoint_failures;
     metrics_.durable_failing(o.result.message());
@@ -122,7 +132,7 @@ bool checkpointer::checkpoint_once(bool final) {
       if (!final) {
         logs::emit(spdlog::level::info, "compaction_current",
                    "compaction current after " + std::to_string(o.compaction_commits) +
-                       " group commits; its staged rows are folded in chunks next",
+                       " group commits; its staged rows are folded next",
                    {{"commits", std::to_string(o.compaction_commits)}});
       }
     }

@@ -4,8 +4,8 @@
 // and the previous commit has finished, so at low load a batch gets its own commit and under
 // load every batch that arrived during one commit shares the next; `interval` only bounds the
 // wait when nothing nudges (work no ack waits for). Once the log holds `compact_log_bytes`
-// since the last compaction it compacts in chunks beside the group commits (group_committer:
-// one bounded step per commit, so acks never wait for a whole compaction), and the final
+// since the last compaction it compacts beside the group commits (group_committer: the rows go
+// to the rows file on a worker thread of their own, so acks never wait for them), and the final
 // checkpoint is one whole compaction (docs/storage.md). A failed checkpoint is kept and
 // retried with the next one; nothing is acknowledged until it commits.
 #pragma once
@@ -20,6 +20,7 @@
 
 #include "service/daemon_metrics.hpp"
 #include "service/group_committer.hpp"
+#include "service/rows_worker.hpp"
 #include "service/swarm_service.hpp"
 #include "store/checkpoint_store.hpp"
 
@@ -35,7 +36,7 @@ class checkpointer {
   checkpointer(swarm_service& service, checkpoint_store& store, daemon_metrics& metrics,
                std::chrono::milliseconds interval, durable_fn on_durable,
                std::size_t compact_log_bytes = kCompactLogBytes,
-               std::size_t chunk_rows = group_committer::kChunkRows);
+               std::size_t take_rows = group_committer::kTakeRows);
   ~checkpointer();
   checkpointer(const checkpointer&) = delete;
   checkpointer& operator=(const checkpointer&) = delete;
@@ -64,9 +65,11 @@ class checkpointer {
   daemon_metrics& metrics_;
   std::chrono::milliseconds interval_;
   durable_fn on_durable_;
-  group_committer committer_;  // used on the thread only
-  std::mutex mu_;              // guards stop_ and nudged_
+  std::mutex mu_;  // guards stop_ and nudged_
   std::condition_variable cv_;
+  // Before the committer, which uses it; stopped after the final checkpoint waited for it.
+  thread_rows_worker worker_;
+  group_committer committer_;  // used on the thread only
   bool stop_ = false;
   bool nudged_ = false;
   bool last_ok_ = true;

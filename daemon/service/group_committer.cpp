@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <unordered_set>
 
 namespace loopguard::daemon {
@@ -37,12 +38,15 @@ state_changes flatten(std::vector<state_changes>& parts) {
 }  // namespace
 
 group_committer::group_committer(swarm_service& service, checkpoint_store& store,
-                                 std::size_t compact_log_bytes, std::size_t chunk_rows,
-                                 std::size_t max_parts)
+                                 std::size_t compact_log_bytes, std::size_t take_rows,
+                                 std::size_t max_parts, rows_worker* worker)
     : service_(service),
       store_(store),
+      own_worker_(worker == nullptr ? std::make_unique<inline_rows_worker>() : nullptr),
+      worker_(worker == nullptr ? *own_worker_ : *worker),
       compact_log_bytes_(compact_log_bytes),
-      chunk_rows_(std::max<std::size_t>(chunk_rows, 1)),
+      take_rows_(std::max<std::size_t>(take_rows, 1)),
+      job_rows_(take_rows_ * kJobRowsPerTakeRow),
       max_parts_(std::max<std::size_t>(max_parts, 1)) {}
 
 void group_committer::reset_job() {
@@ -50,6 +54,7 @@ void group_committer::reset_job() {
   flip_rows_ = {};
   order_ = {};
   batch_ = {};
+  cleared_staged_ = false;
   rows_taken_ = 0;
   boundary_.reset();
 }
@@ -78,60 +83,93 @@ void group_committer::prepare_parts() {
   }
 }
 
-std::size_t group_committer::step_rows(bool acks_wait) const {
-  return acks_wait ? std::max<std::size_t>(chunk_rows_ / kAckWaitDivisor, 1) : chunk_rows_;
+bool group_committer::main_step_pending() const {
+  return phase_ == phase::take || (phase_ == phase::flip && boundary_.has_value()) ||
+         (phase_ == phase::fold && trim_left_);
 }
 
-compaction_step group_committer::next_step(bool acks_wait) {
+compaction_step group_committer::next_step(bool acks_wait) const {
   compaction_step step;
-  switch (phase_) {
-    case phase::idle:
-    case phase::take:
-      break;
-    case phase::fold:
-      step.what = compaction_step::kind::fold;
-      step.limit = step_rows(acks_wait);
-      // Once a trim found nothing more, none is left until the next flip: no query.
-      step.trim_bytes = trim_left_ ? step.limit * kTrimBytesPerRow : 0;
-      break;
-    case phase::stage:
-      // A batch whose commit failed is written again as it was.
-      if (batch_.empty()) {
-        if (order_.done()) {
-          phase_ = phase::flip;
-          return next_step(acks_wait);
-        }
-        batch_ = order_.next(step_rows(acks_wait));
-      }
-      step.what = compaction_step::kind::stage;
-      step.generation = generation_;
-      step.erased = batch_.erased;
-      step.rows = batch_.rows;
-      break;
-    case phase::flip:
-      // The boundary is known once the commit that took the last part has committed (a
-      // failed one is retried first, merged with the later ones).
-      if (!boundary_) break;
-      step.what = compaction_step::kind::flip;
-      step.generation = generation_;
-      step.changes = &flip_rows_;
-      step.boundary = *boundary_;
-      break;
+  if (phase_ == phase::fold && trim_left_) {
+    step.what = compaction_step::kind::trim;
+    step.trim_bytes = take_rows_ * kTrimBytesPerTakeRow / (acks_wait ? kAckWaitDivisor : 1);
+    step.trim_bytes = std::max<std::size_t>(step.trim_bytes, 1);
+  } else if (phase_ == phase::flip && boundary_) {
+    // The boundary is known once the commit that took the last part has committed (a failed
+    // one is retried first, merged with the later ones).
+    step.what = compaction_step::kind::flip;
+    step.generation = generation_;
+    step.changes = &flip_rows_;
+    step.boundary = *boundary_;
   }
   return step;
+}
+
+void group_committer::take_job_result(outcome& o) {
+  const auto r = worker_.take_result();
+  if (!r) return;
+  const job_kind done = std::exchange(posted_, job_kind::none);
+  if (!r->result.ok()) {
+    o.compaction_error = r->result;  // the same job is posted again (batch_ is kept)
+    return;
+  }
+  if (done == job_kind::stage) {
+    o.rows += batch_.size();
+    batch_ = {};
+    cleared_staged_ = true;
+  } else if (done == job_kind::fold) {
+    o.rows += r->folded;
+    if (r->folded < job_rows_) fold_left_ = false;
+    if (!fold_left_ && !trim_left_) phase_ = phase::idle;
+  }
+}
+
+void group_committer::post_job(outcome& o) {
+  if (worker_.busy()) return;
+  rows_step step;
+  if (phase_ == phase::fold && fold_left_) {
+    if (!current_) {
+      const auto g = store_.generation();
+      if (!g) {
+        o.compaction_error = g.error();
+        return;
+      }
+      current_ = *g;
+    }
+    step.what = rows_step::kind::fold;
+    step.generation = *current_;
+    step.limit = job_rows_;
+    posted_ = job_kind::fold;
+  } else if (phase_ == phase::stage) {
+    if (batch_.empty() && !order_.done()) batch_ = order_.next(job_rows_);
+    if (batch_.empty() && cleared_staged_) {
+      phase_ = phase::flip;  // every row staged
+      return;
+    }
+    step.what = rows_step::kind::stage;
+    step.generation = generation_;
+    if (!cleared_staged_) step.cleared = flip_rows_.cleared_swarms;  // first: rows after win
+    step.erased = batch_.erased;
+    step.rows = batch_.rows;
+    posted_ = job_kind::stage;
+  } else {
+    return;
+  }
+  // What the job points to (the batch, the parts, the cleared swarms) stays unchanged until its
+  // result is taken.
+  worker_.post([this, step] {
+    const auto r = write_rows_step(store_.rows(), step);
+    return r ? rows_job_result{{}, *r} : rows_job_result{r.error(), 0};
+  });
 }
 
 void group_committer::advance(const compaction_step& step, const commit_outcome& out, outcome& o) {
   switch (step.what) {
     case compaction_step::kind::none:
       break;
-    case compaction_step::kind::fold:
-      if (step.trim_bytes > 0 && !out.trimmed.more) trim_left_ = false;
-      if (out.folded < step.limit && !trim_left_) phase_ = phase::idle;
-      break;
-    case compaction_step::kind::stage:
-      o.rows += batch_.size();
-      batch_ = {};
+    case compaction_step::kind::trim:
+      if (!out.trimmed.more) trim_left_ = false;
+      if (!fold_left_ && !trim_left_) phase_ = phase::idle;
       break;
     case compaction_step::kind::flip:
       o.rows +=
@@ -139,7 +177,9 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
       o.compacted = true;
       o.compaction_commits = commits_;
       reset_job();
+      current_ = generation_;
       phase_ = phase::fold;
+      fold_left_ = true;
       trim_left_ = true;
       break;
   }
@@ -147,7 +187,12 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
 
 checkpoint group_committer::take_final() {
   // One whole compaction, so that a clean restart loads rows and replays nothing. A compaction
-  // in chunks not yet current is folded into it: its parts were taken first.
+  // in chunks not yet current is folded into it: its parts were taken first. The worker's job
+  // ends first (the whole compaction writes the rows file on this thread); what it staged of a
+  // generation never made current is dropped by the whole compaction.
+  worker_.wait();
+  (void)worker_.take_result();
+  posted_ = job_kind::none;
   checkpoint c = service_.take_checkpoint(true);
   if (phase_ == phase::take || phase_ == phase::stage || phase_ == phase::flip) {
     std::vector<state_changes> all;
@@ -171,8 +216,8 @@ checkpoint group_committer::take_final() {
 }
 
 checkpoint group_committer::take_part(outcome& o) {
-  // Ingest waits for the lock meanwhile: ~1 ms per 1024 rows here (docs/performance.md).
-  const std::size_t limit = chunk_rows_;
+  // Ingest waits for the lock meanwhile: ~0.25 ms per 256 rows here (docs/performance.md).
+  const std::size_t limit = take_rows_;
   const auto t0 = std::chrono::steady_clock::now();
   state_changes part = service_.take_rows(limit);
   sort_part(part);  // outside the lock: staged in key order (docs/storage.md)
@@ -202,12 +247,13 @@ checkpoint group_committer::take_part(outcome& o) {
 
 group_committer::outcome group_committer::commit_once(bool final) {
   outcome o;
+  if (!final) take_job_result(o);
   if (!final && phase_ == phase::idle && !has_failed_ && service_.log_bytes() > 0 &&
       service_.log_bytes() >= compact_log_bytes_) {
     reset_job();
     phase_ = phase::take;
     commits_ = 0;
-    take_budget_ = std::max(chunk_rows_, service_.read([](const shared_economics_state& s) {
+    take_budget_ = std::max(take_rows_, service_.read([](const shared_economics_state& s) {
       return s.counters().fingerprints;
     }));
   }
@@ -226,7 +272,8 @@ group_committer::outcome group_committer::commit_once(bool final) {
     has_failed_ = false;
   }
   o.epoch = c.epoch;
-  // Acks wait for this commit (it carries a log record): a smaller step (docs/storage.md).
+  if (!final) post_job(o);
+  // Acks wait for this commit (it carries a log record): a smaller trim (docs/storage.md).
   const compaction_step step = final ? compaction_step{} : next_step(!c.log.empty());
   if (c.empty() && step.what == compaction_step::kind::none) return o;
   commit_outcome out;
@@ -241,7 +288,25 @@ group_committer::outcome group_committer::commit_once(bool final) {
   o.rows += c.state.fingerprints.size() + c.log.size() + c.sequences.size();
   if (final) {
     o.compacted = true;
-    phase_ = phase::idle;  // the whole compaction folded every staged row
+    // The whole compaction truncated the log. Its rows are folded now, so that the next start
+    // reads them without an overlay; a failure leaves them to the next start's fold.
+    current_.reset();
+    trim_left_ = false;
+    fold_left_ = true;
+    phase_ = phase::fold;
+    if (const auto g = store_.generation()) {
+      rows_step fold;
+      fold.what = rows_step::kind::fold;
+      fold.generation = *g;
+      fold.limit = std::numeric_limits<std::size_t>::max();
+      if (const auto n = write_rows_step(store_.rows(), fold)) {
+        o.rows += *n;
+        fold_left_ = false;
+        phase_ = phase::idle;
+      } else {
+        o.compaction_error = n.error();
+      }
+    }
   } else {
     ++commits_;
     advance(step, out, o);

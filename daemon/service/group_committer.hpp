@@ -1,36 +1,39 @@
 // One group commit at a time, without a thread (the checkpointer's thread calls it; the tests
 // call it directly): takes the log record and sequence numbers from the swarm_service, writes
-// them as one transaction, keeps a failed checkpoint to merge with the next, and carries a
-// compaction forward one bounded step per commit (docs/storage.md, "Compaction in chunks"):
+// them as one transaction of the main file, keeps a failed checkpoint to merge with the next,
+// and carries a compaction forward (docs/storage.md, "Compaction in chunks"). The compaction's
+// rows go to the rows file in transactions of their own, run by a rows_worker (a thread in the
+// daemon), so no group commit waits for them:
 //
 //   fold   staged rows left by the previous compaction (or by one a crash cut short) are moved
-//          into the rows, `chunk_rows` per commit (chunk_rows / kAckWaitDivisor in a commit
-//          that carries a log record: acks wait for it), and the log records its flip covered
-//          are deleted, kTrimBytesPerRow bytes per row of the step, until neither is left;
+//          into the rows by the worker, `job_rows` per transaction, while the group commits
+//          delete the log records the flip covered (a bounded trim in each), until neither is
+//          left;
 //   idle   until the log written since the last compaction reaches `compact_log_bytes`;
-//   take   the changed rows are taken in parts, `chunk_rows` per hold of the state's lock,
-//          one part per commit, until a part comes back short; then the last part is taken
+//   take   the changed rows are taken in parts, `take_rows` per hold of the state's lock, one
+//          part per group commit, until a part comes back short; then the last part is taken
 //          together with the log record it covers (its boundary): a row taken in an earlier
 //          part and changed since is changed again, so it is in a later part;
-//   stage  the changed rows are written to the staged table of the next generation,
-//          `chunk_rows` per commit (fewer, as for the fold), in the key order of the rows
-//          (staging_order), so that the fold rewrites neighbouring pages;
-//   flip   one commit writes the swarm and worker rows, makes the new generation current and
-//          records the boundary as the log's floor (the records up to it are covered, so a
-//          restore skips them: deleting ~1M events of log in this one commit made acks wait
-//          for it); then fold again.
+//   stage  the worker stages the changed rows as the next generation, first an erasure of the
+//          stored rows of every swarm completed or expired, then `job_rows` rows per
+//          transaction in the key order of the rows (staging_order);
+//   flip   once every row is staged, one group commit writes the swarm and worker rows, makes
+//          the new generation current and records the boundary as the log's floor (a restore
+//          skips the records up to it); then fold again.
 //
-// A crash or a failed commit at any point leaves a store that restores exactly what was last
+// A crash or a failed commit at any point leaves files that restore exactly what was last
 // committed: before the flip the staged rows of the new generation are ignored (the old rows
 // and the whole log restore), after it they overlay the rows and the log starts after the
-// boundary. The final commit (a clean stop) is one whole compaction, as before schema 5.
+// boundary. The final commit (a clean stop) is one whole compaction (write_checkpoint).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "service/rows_worker.hpp"
 #include "service/staging_order.hpp"
 #include "service/swarm_service.hpp"
 #include "store/checkpoint_store.hpp"
@@ -39,17 +42,21 @@ namespace loopguard::daemon {
 
 class group_committer {
  public:
-  static constexpr std::size_t kChunkRows = 1024;
+  // Rows per part of the take: each part holds the state's lock (~0.25 ms here).
+  static constexpr std::size_t kTakeRows = 256;
   // Then the last part is taken anyway (ingest changing rows faster than parts take them).
-  static constexpr std::size_t kMaxParts = 1024;
-  // A commit that acks wait for (it carries a log record) carries a step of chunk_rows / 8.
+  static constexpr std::size_t kMaxParts = 4096;
+  // Rows staged or folded per transaction of the rows file: take_rows times this.
+  static constexpr std::size_t kJobRowsPerTakeRow = 16;
+  // A trim deletes up to take_rows times this many bytes of covered log records per group
+  // commit (256 KiB), an eighth of it in a commit that acks wait for (one carrying a record).
+  static constexpr std::size_t kTrimBytesPerTakeRow = 1024;
   static constexpr std::size_t kAckWaitDivisor = 8;
-  // A fold step also deletes up to this many bytes of covered log records per row it may move
-  // (1 MiB in a step of 1024 rows; about as long to write as the rows, docs/performance.md).
-  static constexpr std::size_t kTrimBytesPerRow = 1024;
 
+  // `worker` runs the rows-file transactions; null: an inline one (each runs as it is posted).
   group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
-                  std::size_t chunk_rows = kChunkRows, std::size_t max_parts = kMaxParts);
+                  std::size_t take_rows = kTakeRows, std::size_t max_parts = kMaxParts,
+                  rows_worker* worker = nullptr);
 
   struct outcome {
     status result;            // ok, or why the commit failed (it is retried with the next)
@@ -58,23 +65,30 @@ class group_committer {
     bool compacted = false;   // a compaction became current (a flip, or the final one)
     std::size_t rows = 0;     // rows and records written (for the metrics)
     // A compaction began with this commit: the rows it took and how long the take held the
-    // state's lock (docs/storage.md, "The change set is taken in one hold of the lock").
+    // state's lock (docs/storage.md, "The change set is taken in parts").
     std::optional<std::size_t> began_rows;
     double take_seconds = 0;
     std::size_t compaction_commits = 0;  // with `compacted` (a flip): the commits it took
+    // A rows-file transaction of the compaction failed (it is retried; no ack waits for it).
+    status compaction_error;
   };
-  // One group commit, carrying one step of the compaction in progress. `final`: the last one
-  // (a clean stop), a whole compaction that also covers a compaction in progress.
+  // One group commit; picks up the rows worker's last result and posts its next job. `final`:
+  // the last one (a clean stop), a whole compaction that also covers a compaction in progress.
   outcome commit_once(bool final);
 
-  // A compaction (or the fold after one) is in progress: the caller should commit again soon.
+  // A compaction (or the fold after one) is in progress.
   bool compacting() const { return phase_ != phase::idle; }
+  // The next commit has a compaction step of the main file to write (the caller should commit
+  // again at once rather than wait for work).
+  bool main_step_pending() const;
 
  private:
   enum class phase : std::uint8_t { fold, idle, take, stage, flip };
-  compaction_step next_step(bool acks_wait);
-  std::size_t step_rows(bool acks_wait) const;
+  enum class job_kind : std::uint8_t { none, stage, fold };
+  compaction_step next_step(bool acks_wait) const;
   void advance(const compaction_step& step, const commit_outcome& out, outcome& o);
+  void take_job_result(outcome& o);
+  void post_job(outcome& o);
   // A part's rows of a swarm completed in a later part are dropped; the flip's rows gathered.
   void prepare_parts();
   checkpoint take_final();           // the final commit's whole compaction
@@ -84,15 +98,22 @@ class group_committer {
 
   swarm_service& service_;
   checkpoint_store& store_;
+  std::unique_ptr<rows_worker> own_worker_;  // when none was given
+  rows_worker& worker_;
   std::size_t compact_log_bytes_;
-  std::size_t chunk_rows_;
+  std::size_t take_rows_;
+  std::size_t job_rows_;
   std::size_t max_parts_;
-  phase phase_ = phase::fold;         // at start the store may hold staged rows: fold them first
-  bool trim_left_ = true;             // (fold) covered log records may be left: the next step trims
-  std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)
-  state_changes flip_rows_;           // every part's completions, the swarm and worker rows
-  staging_order order_;               // the parts merged in key order (stage)
-  staging_batch batch_;               // the rows of the stage step being written
+  phase phase_ = phase::fold;  // at start the store may hold staged rows: fold them first
+  bool fold_left_ = true;      // (fold) staged rows may be left: the worker folds
+  bool trim_left_ = true;      // (fold) covered log records may be left: the next commit trims
+  std::optional<std::int64_t> current_;  // the current generation, once read
+  job_kind posted_ = job_kind::none;     // the worker's job
+  bool cleared_staged_ = false;          // (stage) the completed swarms' erasures are staged
+  std::vector<state_changes> parts_;     // the change set, in the order taken (take, stage)
+  state_changes flip_rows_;              // every part's completions, the swarm and worker rows
+  staging_order order_;                  // the parts merged in key order (stage)
+  staging_batch batch_;                  // the rows of the stage job being written
   std::size_t rows_taken_ = 0;
   std::size_t take_budget_ = 0;  // rows the parts may take (the fingerprints held at the start)
   std::optional<std::int64_t> boundary_;  // the id of the last log record the parts cover

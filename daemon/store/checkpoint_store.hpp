@@ -14,6 +14,7 @@
 #include "state/idle_tracker.hpp"
 #include "state/sequence_ledger.hpp"
 #include "state/state_rows.hpp"
+#include "store/rows_store.hpp"
 
 namespace loopguard::daemon {
 
@@ -55,20 +56,16 @@ struct stored_state {
   std::vector<expired_row> expired;
 };
 
-// Receives loaded fingerprint rows a chunk at a time, in key order, on the thread running
-// load_streaming(). It may swap `chunk` with another vector (e.g. one it has emptied before),
-// whose rows the store then discards: this recycles the chunks' memory.
-using fingerprint_sink = std::function<void(std::vector<fingerprint_row>& chunk)>;
-
 // What one trim_log() did.
 struct log_trim {
   std::size_t records = 0;  // deleted
   bool more = false;        // covered records remain
 };
 
-// Contract: between begin() and commit() every step belongs to one transaction; commit() makes
-// it durable (or fails and changes nothing); rollback() discards it. Not thread-safe: one
-// checkpointer thread owns the store.
+// The main file of a checkpoint database. Its fingerprint rows are in its rows_store (rows()), a
+// file of its own. Contract: between begin() and commit() every step belongs to one transaction
+// of the main file; commit() makes it durable (or fails and changes nothing); rollback()
+// discards it. Not thread-safe: one checkpointer thread owns the store.
 class checkpoint_store {
  public:
   virtual ~checkpoint_store() = default;
@@ -77,11 +74,10 @@ class checkpoint_store {
   // failure the rows already given to the sink are part of a refused file.
   virtual result<stored_state> load_streaming(const fingerprint_sink& sink) = 0;
   virtual status begin() = 0;
+  // Deletes the swarm's swarm and worker rows (its fingerprint rows: rows_store::stage_clear).
   virtual status clear_swarm(std::string_view swarm) = 0;
   virtual status put_swarm(const swarm_row& row) = 0;
   virtual status put_worker(const worker_row& row) = 0;
-  virtual status put_fingerprint(const fingerprint_row& row) = 0;
-  virtual status erase_fingerprint(const fingerprint_ref& ref) = 0;
   virtual status put_sequence(const sequence_row& row) = 0;
   // Retention (schema 4): the retention_changes steps, in the order written there.
   virtual status erase_sequence(const worker_identity& id) = 0;
@@ -93,57 +89,69 @@ class checkpoint_store {
   virtual status truncate_log() = 0;  // deletes every log record (the floor stays)
   // Appends a record. Its id is above every record's and the floor, so ids only grow.
   virtual status append_log(std::string_view record) = 0;
-  // Compaction in chunks (schema 5, docs/storage.md "Compaction in chunks"). A staged row or
-  // erasure belongs to a generation; the store's current generation is the last one flipped.
+  // Compaction in chunks (docs/storage.md "Compaction in chunks"). A staged row or erasure (in
+  // the rows file) belongs to a generation; the current generation is the last one flipped here.
   // The id of the last log record, or the floor when it is higher (every record trimmed): the
   // boundary of records appended after it.
   virtual result<std::int64_t> log_end() = 0;
-  virtual status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) = 0;
-  virtual status stage_erase(std::int64_t generation, const fingerprint_ref& ref) = 0;
-  // Makes `generation` current (its staged rows now overlay the rows) and records that the
-  // log records up to `boundary` are covered by them (the log's floor, schema 6): a restore
-  // skips them, and trim_log() deletes them later, a bounded part per commit.
+  // Makes `generation` current (its staged rows, in the rows file, now overlay the rows) and
+  // records that the log records up to `boundary` are covered by them (the log's floor): a
+  // restore skips them, and trim_log() deletes them later, a bounded part per commit.
   virtual status flip(std::int64_t generation, std::int64_t boundary) = 0;
   // Deletes covered log records (at or below the floor), oldest first: at least one, and then
   // as long as fewer than `max_bytes` of record data were deleted.
   virtual result<log_trim> trim_log(std::size_t max_bytes) = 0;
-  // Moves up to `limit` staged rows, oldest first, out of the staged table: those of the
-  // current generation into the rows (an erasure deletes the row), others (of a compaction
-  // that never became current) are dropped. Returns how many it moved.
-  virtual result<std::size_t> fold_staged(std::size_t limit) = 0;
   // The current generation (a read: no transaction needed).
   virtual result<std::int64_t> generation() = 0;
+  // The rows file.
+  virtual rows_store& rows() = 0;
   virtual status commit() = 0;
   virtual void rollback() noexcept = 0;
 };
 
-// One step of a compaction in chunks (group_committer), written in a group commit's
-// transaction after its records, sequence numbers and retention changes.
+// The main file's part of a compaction in chunks (group_committer), written in a group
+// commit's transaction after its records, sequence numbers and retention changes.
 struct compaction_step {
-  enum class kind : std::uint8_t { none, stage, flip, fold };
+  enum class kind : std::uint8_t { none, flip, trim };
   kind what = kind::none;
-  std::int64_t generation = 0;  // stage, flip
-  // stage: each fingerprint at most once per step (so erasures and rows may go in any order)
-  std::span<const fingerprint_ref* const> erased;
-  std::span<const fingerprint_row* const> rows;
+  std::int64_t generation = 0;             // flip
   const state_changes* changes = nullptr;  // flip: its cleared swarms, swarm and worker rows
   std::int64_t boundary = 0;               // flip: the last log record the rows cover
-  std::size_t limit = 0;                   // fold: staged rows moved at most
-  std::size_t trim_bytes = 0;              // fold: covered log bytes deleted (trim_log); 0: no trim
+  std::size_t trim_bytes = 0;              // trim: covered log bytes deleted at most (trim_log)
 };
 
 // What write_checkpoint learned while writing.
 struct commit_outcome {
   std::optional<std::int64_t> boundary;  // with c.log_mark: the id of the mark's last record
-  std::size_t folded = 0;                // fold: staged rows moved
-  log_trim trimmed;                      // fold: covered log records deleted
+  log_trim trimmed;                      // trim: covered log records deleted
 };
 
-// Writes `c` as one transaction: begin; for a compaction fold every staged row, truncate the
-// log and write the steps in state_changes order; append the log records; the sequences; the
-// retention changes; `step`; commit. On any failure rolls back and returns it; the store is
-// then as before.
+// Writes `c` as one transaction of the main file: begin; append the log records; the
+// sequences; the retention changes; `step`; commit. On any failure rolls back and returns it;
+// the store is then as before. A compaction (`c.compact`, a whole one) first stages its rows in
+// the rows file as the next generation (one transaction there, after folding what was staged),
+// then, in the main transaction, truncates the log, writes the swarm and worker rows and makes
+// that generation current. Its staged rows are folded later (write_rows_step): until then they
+// overlay the rows.
 status write_checkpoint(checkpoint_store& store, const checkpoint& c,
                         const compaction_step& step = {}, commit_outcome* out = nullptr);
+
+// The rows file's part of a compaction in chunks, one transaction each (group_committer runs
+// them on the compaction's worker, off the group commits' path).
+struct rows_step {
+  enum class kind : std::uint8_t { stage, fold };
+  kind what = kind::stage;
+  std::int64_t generation = 0;  // stage: the generation staged; fold: the current one
+  // stage: the swarms whose stored rows are erased first (completed or expired), then the rows
+  // and erasures, each fingerprint at most once (so they may go in any order)
+  std::span<const std::string> cleared;
+  std::span<const fingerprint_ref* const> erased;
+  std::span<const fingerprint_row* const> rows;
+  std::size_t limit = 0;  // fold: staged rows moved at most
+};
+
+// Writes `step` as one transaction of `rows`: the number of staged rows it folded (fold), or 0.
+// On failure rolls back.
+result<std::size_t> write_rows_step(rows_store& rows, const rows_step& step);
 
 }  // namespace loopguard::daemon

@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include "store/fingerprint_codec.hpp"
+#include "store/sqlite_file.hpp"
+#include "store/sqlite_rows_store.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -13,6 +15,7 @@
 #include <fstream>
 #include <limits>
 #include <optional>
+#include <random>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -35,13 +38,6 @@ CREATE TABLE workers (
   id    INTEGER NOT NULL,
   name  TEXT NOT NULL,
   PRIMARY KEY (swarm, id)
-) WITHOUT ROWID;
-CREATE TABLE fingerprints (
-  swarm TEXT NOT NULL,
-  kind  INTEGER NOT NULL,
-  fp    INTEGER NOT NULL,
-  data  BLOB NOT NULL,
-  PRIMARY KEY (swarm, kind, fp)
 ) WITHOUT ROWID;
 CREATE TABLE log (
   id   INTEGER PRIMARY KEY,
@@ -66,20 +62,12 @@ CREATE TABLE expired_incarnations (
   expired     REAL NOT NULL,
   PRIMARY KEY (swarm, worker, incarnation)
 ) WITHOUT ROWID;
-CREATE TABLE staged (
-  id         INTEGER PRIMARY KEY,
-  generation INTEGER NOT NULL,
-  swarm      TEXT NOT NULL,
-  kind       INTEGER NOT NULL,
-  fp         INTEGER NOT NULL,
-  data       BLOB
-);
 CREATE TABLE compaction (
   id         INTEGER PRIMARY KEY CHECK (id = 0),
   generation INTEGER NOT NULL,
-  log_floor  INTEGER NOT NULL DEFAULT 0
+  log_floor  INTEGER NOT NULL DEFAULT 0,
+  pair       INTEGER NOT NULL DEFAULT 0
 );
-INSERT INTO compaction VALUES (0, 0, 0);
 )sql";
 
 // Schema 2 -> 3 (docs/storage.md, "Migrations"): the swarms' cost and hand-off columns, and every
@@ -135,24 +123,26 @@ constexpr const char* kMigrate5To6 = R"sql(
 ALTER TABLE compaction ADD COLUMN log_floor INTEGER NOT NULL DEFAULT 0;
 )sql";
 
-constexpr int kCacheKiB = 32 * 1024;     // serving: a compaction writes in key order
+// Schema 6 -> 7 (docs/storage.md, "Migrations"): the fingerprint rows and the staged rows move
+// to the rows file (migrate_rows_out), then leave the main file with this, which also records
+// the pair id binding the two files.
+constexpr const char* kMigrate6To7 = R"sql(
+DROP TABLE fingerprints;
+DROP TABLE staged;
+ALTER TABLE compaction ADD COLUMN pair INTEGER NOT NULL DEFAULT 0;
+)sql";
+
+constexpr int kCacheKiB = 32 * 1024;     // serving: group commits append to the log
 constexpr int kLoadCacheKiB = 8 * 1024;  // for loading: it reads every page once
 constexpr int kWalAutocheckpointPages = 1024;
-constexpr int kOldestReadableVersion = 2;  // version 1 had no log; no such file was deployed
+constexpr int kRowsApplicationId = 0x4C47524F;  // sqlite_rows_store's
 
-std::int64_t as_int(std::uint64_t v) {
-  return std::bit_cast<std::int64_t>(v);
-}
-std::uint64_t as_uint(std::int64_t v) {
-  return std::bit_cast<std::uint64_t>(v);
-}
-
-void bind_blob(SQLite::Statement& st, int index, std::string_view blob) {
-  st.bindNoCopy(index, blob.data(), static_cast<int>(blob.size()));
-}
-std::string_view blob_of(const SQLite::Column& c) {
-  return {static_cast<const char*>(c.getBlob()), static_cast<std::size_t>(c.getBytes())};
-}
+using sqlite_file::as_int;
+using sqlite_file::as_uint;
+using sqlite_file::bind_blob;
+using sqlite_file::blob_of;
+using sqlite_file::guarded;
+using sqlite_file::refusal;
 
 }  // namespace
 
@@ -161,24 +151,21 @@ struct sqlite_checkpoint_store::impl {
   explicit impl(const std::string& path)
       : db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX) {}
   SQLite::Database db;
-  std::optional<SQLite::Statement> clear_swarms, clear_workers, clear_fps, put_swarm, put_worker,
-      put_fp, erase_fp, put_seq, truncate_log, append_log, erase_seq, put_seen, put_expired,
-      erase_expired, erase_swarm_seen, put_swarm_seen, log_end, stage, flip, trim_select,
-      trim_delete, fold_select, fold_delete, generation;
+  std::unique_ptr<sqlite_rows_store> rows;  // the rows file beside it
+  std::optional<SQLite::Statement> clear_swarms, clear_workers, put_swarm, put_worker, put_seq,
+      truncate_log, append_log, erase_seq, put_seen, put_expired, erase_expired, erase_swarm_seen,
+      put_swarm_seen, log_end, flip, trim_select, trim_delete, generation;
   std::string scratch;  // the fingerprint blob being written
   bool in_transaction = false;
 
   void prepare() {
     clear_swarms.emplace(db, "DELETE FROM swarms WHERE swarm = ?");
     clear_workers.emplace(db, "DELETE FROM workers WHERE swarm = ?");
-    clear_fps.emplace(db, "DELETE FROM fingerprints WHERE swarm = ?");
     put_swarm.emplace(db,
                       "INSERT OR REPLACE INTO swarms (swarm, latest_t, spent_tokens, spent_amount, "
                       "wasted_tokens, wasted_amount, handoffs, expired) VALUES (?, ?, ?, ?, ?, "
                       "?, ?, ?)");
     put_worker.emplace(db, "INSERT OR REPLACE INTO workers VALUES (?, ?, ?)");
-    put_fp.emplace(db, "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?, ?)");
-    erase_fp.emplace(db, "DELETE FROM fingerprints WHERE swarm = ? AND kind = ? AND fp = ?");
     put_seq.emplace(db, "INSERT OR REPLACE INTO sequences VALUES (?, ?, ?, ?, ?)");
     erase_seq.emplace(db,
                       "DELETE FROM sequences WHERE swarm = ? AND worker = ? AND incarnation = ?");
@@ -197,130 +184,112 @@ struct sqlite_checkpoint_store::impl {
     log_end.emplace(db,
                     "SELECT max(coalesce((SELECT max(id) FROM log), 0), log_floor) FROM "
                     "compaction WHERE id = 0");
-    stage.emplace(db,
-                  "INSERT INTO staged (generation, swarm, kind, fp, data) VALUES (?, ?, ?, ?, ?)");
     flip.emplace(db, "UPDATE compaction SET generation = ?, log_floor = ? WHERE id = 0");
     // length() of a blob reads its size from the record header, not its overflow pages.
     trim_select.emplace(db,
                         "SELECT id, length(data) FROM log WHERE id <= (SELECT log_floor FROM "
                         "compaction WHERE id = 0) ORDER BY id");
     trim_delete.emplace(db, "DELETE FROM log WHERE id <= ?");
-    fold_select.emplace(db,
-                        "SELECT id, generation = (SELECT generation FROM compaction), swarm, kind, "
-                        "fp, data FROM staged ORDER BY id LIMIT ?");
-    fold_delete.emplace(db, "DELETE FROM staged WHERE id <= ?");
     generation.emplace(db, "SELECT generation FROM compaction WHERE id = 0");
   }
 };
 
 namespace {
 
-// Runs one step; an SQLite exception becomes a status naming the step and the file.
-template <class F>
-status guarded(const std::string& path, const char* step, F&& f) {
-  try {
-    f();
-    return {};
-  } catch (const std::exception& e) {
-    return status::error(std::string(step) + " failed on " + path + ": " + e.what());
-  }
-}
-
-constexpr const char* kMemory = ":memory:";
-
-status refusal(const std::string& path, const std::string& why) {
-  return status::error("refusing " + path + ": " + why + "; the file was not modified");
-}
-
-status check_header(const std::string& path) {
-  std::error_code ec;
-  if (path == kMemory || !std::filesystem::exists(path, ec) ||
-      std::filesystem::file_size(path, ec) == 0) {
-    return {};  // a new database
-  }
-  std::ifstream in(path, std::ios::binary);
-  char header[16] = {};
-  in.read(header, sizeof header);
-  if (!in || std::memcmp(header, "SQLite format 3", 16) != 0) {
-    return refusal(path, "not a SQLite database (bad file header)");
-  }
-  return {};
-}
-
-// Refuses a database whose application id or schema version is not ours to open.
-status check_version(const std::string& path, int app, int version, int tables) {
-  constexpr int newest = sqlite_checkpoint_store::kSchemaVersion;
-  if (app != 0 && app != sqlite_checkpoint_store::kApplicationId) {
-    return refusal(path, "it is a SQLite database of another application (application_id " +
-                             std::to_string(app) + ")");
-  }
-  if (version > newest) {
-    return refusal(path, "it was written by a newer loopguardd (schema version " +
-                             std::to_string(version) + "; this build reads up to " +
-                             std::to_string(newest) + ")");
-  }
-  if (version == 0 && tables > 0) {
-    return refusal(path, "it has tables but no loopguard schema version");
-  }
-  if (version != 0 && version < kOldestReadableVersion) {
-    return refusal(path, "it has schema version " + std::to_string(version) +
-                             ", which this build no longer reads (it reads versions " +
-                             std::to_string(kOldestReadableVersion) + " to " +
-                             std::to_string(newest) + ")");
-  }
-  return {};
-}
-
-bool quick_check_due(const std::string& path, bool wanted, int tables) {
-  if (!wanted || tables == 0) return false;
-  std::error_code size_error;
-  const auto bytes = std::filesystem::file_size(path, size_error);
-  return size_error || bytes <= sqlite_checkpoint_store::kQuickCheckMaxBytes;
-}
-
-// The connection settings of docs/storage.md, or the refusal of a database that cannot take
-// them. An in-memory database has no WAL: its journal stays "memory".
-status configure(SQLite::Database& db, const std::string& path) {
-  db.exec("PRAGMA locking_mode = EXCLUSIVE");
-  const std::string mode = db.execAndGet("PRAGMA journal_mode = WAL").getString();
-  const char* file = sqlite3_db_filename(db.getHandle(), "main");
-  const bool in_memory = file == nullptr || *file == '\0';
-  if (mode != "wal" && !(in_memory && mode == "memory")) {
-    return refusal(path, "cannot switch it to WAL mode (journal_mode is " + mode + ")");
-  }
-  db.exec("PRAGMA synchronous = FULL");
-  // Group commits rewrite many scattered rows: keep the B-tree pages in memory (grows only
-  // as used) and fold the WAL back less often.
-  db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
-  db.exec("PRAGMA wal_autocheckpoint = " + std::to_string(kWalAutocheckpointPages));
-  return {};
-}
-
-void create_schema(SQLite::Database& db) {
+void create_schema(SQLite::Database& db, std::int64_t pair) {
   SQLite::Transaction tx(db);
   db.exec(kSchema);
+  SQLite::Statement row(db, "INSERT INTO compaction (id, generation, log_floor, pair) VALUES (0, 0, 0, ?)");
+  row.bind(1, pair);
+  row.exec();
   db.exec("PRAGMA application_id = " + std::to_string(sqlite_checkpoint_store::kApplicationId));
   db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
   tx.commit();
 }
 
-// Brings a file of an older readable schema to this build's, in one transaction.
-void migrate(SQLite::Database& db, int version) {
-  if (version == sqlite_checkpoint_store::kSchemaVersion) return;
+// Brings a file of schema 2 to 5 to schema 6, in one transaction.
+void migrate_to_6(SQLite::Database& db, int version) {
+  if (version >= 6) return;
   SQLite::Transaction tx(db);
   if (version == 2) db.exec(kMigrate2To3);
   if (version <= 3) db.exec(kMigrate3To4);
   if (version <= 4) db.exec(kMigrate4To5);
   if (version <= 5) db.exec(kMigrate5To6);
+  db.exec("PRAGMA user_version = 6");
+  tx.commit();
+}
+
+// Takes the main file's lock (kept: locking_mode EXCLUSIVE) before the rows file is touched.
+void db_lock(SQLite::Database& db) {
+  db.exec("BEGIN EXCLUSIVE");
+  db.exec("COMMIT");
+}
+
+void remove_rows_file(const std::string& rows_path) {
+  std::error_code ec;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(rows_path + suffix, ec);
+}
+
+// Schema 6 -> 7: the rows move out to a new rows file (a leftover of a migration cut short is
+// replaced: the main file still at 6 never referred to it), copied and committed there first;
+// then one transaction of the main file drops them, records the pair id and the version. A crash
+// between the two leaves a schema-6 file, migrated again at the next open.
+void migrate_rows_out(SQLite::Database& db, const std::string& rows_path, std::int64_t pair) {
+  db_lock(db);
+  remove_rows_file(rows_path);
+  {
+    auto created = sqlite_rows_store::create(rows_path, pair);
+    if (!created) throw std::runtime_error(created.error().message());
+  }  // closed: its WAL is checkpointed and removed
+  SQLite::Statement attach(db, "ATTACH DATABASE ? AS rows");
+  attach.bind(1, rows_path);
+  attach.exec();
+  try {
+    db.exec("PRAGMA rows.synchronous = FULL");
+    SQLite::Transaction copy(db);
+    db.exec("INSERT INTO rows.fingerprints SELECT swarm, kind, fp, data FROM main.fingerprints");
+    db.exec(
+        "INSERT INTO rows.staged SELECT id, generation, swarm, kind, fp, data FROM main.staged");
+    copy.commit();
+  } catch (...) {
+    db.exec("DETACH DATABASE rows");
+    throw;
+  }
+  db.exec("DETACH DATABASE rows");
+  SQLite::Transaction tx(db);
+  db.exec(kMigrate6To7);
+  SQLite::Statement set_pair(db, "UPDATE compaction SET pair = ? WHERE id = 0");
+  set_pair.bind(1, pair);
+  set_pair.exec();
   db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
   tx.commit();
+}
+
+std::int64_t new_pair_id() {
+  std::random_device rd;
+  const std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
+  return static_cast<std::int64_t>(v >> 1) | 1;  // positive, never 0
+}
+
+// Whether a rows file holds no row at all (so that replacing it loses nothing).
+bool rows_file_empty(const std::string& rows_path) {
+  try {
+    SQLite::Database db(rows_path, SQLite::OPEN_READWRITE);
+    return db.execAndGet("SELECT (SELECT count(*) FROM fingerprints) + (SELECT count(*) FROM "
+                         "staged)")
+               .getInt64() == 0;
+  } catch (const std::exception&) {
+    return false;
+  }
 }
 
 }  // namespace
 
 result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
     const std::string& path, options opts) {
-  if (auto s = check_header(path); !s.ok()) return s;
+  if (auto s = sqlite_file::check_header(path); !s.ok()) return s;
+  const std::string rows_path = sqlite_rows_store::path_for(path);
+  const bool in_memory = path == sqlite_file::kMemory;
   std::unique_ptr<impl> p;
   int migrated_from = 0;
   try {
@@ -328,33 +297,57 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
     const int app = p->db.execAndGet("PRAGMA application_id").getInt();
     const int version = p->db.execAndGet("PRAGMA user_version").getInt();
     const int tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
-    if (auto s = check_version(path, app, version, tables); !s.ok()) return s;
-    if (quick_check_due(path, opts.quick_check, tables)) {
+    if (app == kRowsApplicationId) {
+      return refusal(path, "it is the rows file of a loopguard database; --db names the main "
+                           "file (" + path + " without \"-rows\")");
+    }
+    if (auto s = sqlite_file::check_version(path, app, version, tables, kSchemaVersion); !s.ok()) {
+      return s;
+    }
+    if (sqlite_file::quick_check_due(path, opts.quick_check, tables, kQuickCheckMaxBytes)) {
       const std::string check = p->db.execAndGet("PRAGMA quick_check").getString();
       if (check != "ok") return refusal(path, "it is corrupted (quick_check: " + check + ")");
     }
-    if (auto s = configure(p->db, path); !s.ok()) return s;
+    if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages);
+        !s.ok()) {
+      return s;
+    }
     if (version == 0) {
-      create_schema(p->db);
+      // The rows file first: a crash before the main file's schema commits leaves an empty rows
+      // file beside a new database, replaced at the next start. One with rows is another
+      // database's and is never replaced.
+      if (!in_memory && sqlite_file::exists(rows_path)) {
+        if (!rows_file_empty(rows_path)) {
+          return refusal(path, "it is new, but " + rows_path +
+                                   " beside it holds rows (of a database whose main file is "
+                                   "gone); move that file away, or restore the main file it "
+                                   "belongs to");
+        }
+        db_lock(p->db);
+        remove_rows_file(rows_path);
+      }
+      const std::int64_t pair = new_pair_id();
+      auto rows = sqlite_rows_store::create(rows_path, pair);
+      if (!rows) return rows.error();
+      p->rows = std::move(*rows);
+      create_schema(p->db, pair);
     } else {
-      migrate(p->db, version);
+      migrate_to_6(p->db, version);
+      if (version < 7) migrate_rows_out(p->db, rows_path, new_pair_id());
       if (version != kSchemaVersion) migrated_from = version;
+      const std::int64_t pair = p->db.execAndGet("SELECT pair FROM compaction WHERE id = 0").getInt64();
+      if (!in_memory && !sqlite_file::exists(rows_path)) {
+        return refusal(path, rows_path +
+                                 " is missing: it holds this database's fingerprint rows (a "
+                                 "backup or a copy takes both files)");
+      }
+      auto rows = sqlite_rows_store::open(rows_path, pair, opts.quick_check);
+      if (!rows) return rows.error();
+      p->rows = std::move(*rows);
     }
     p->prepare();
   } catch (const SQLite::Exception& e) {
-    // A full disk is not a damaged file: opening may need space (to recover the WAL, to
-    // migrate), and the remedy is space, not a repair.
-    const bool no_space =
-        e.getErrorCode() == SQLITE_FULL || (p && sqlite3_system_errno(p->db.getHandle()) == ENOSPC);
-    if (no_space) {
-      return refusal(path, std::string("the disk is full (") + e.what() +
-                               "): free space on its file system and start again");
-    }
-    if (e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED) {
-      return refusal(path, std::string("another process holds it (") + e.what() +
-                               "): a running loopguardd locks its database; stop it first");
-    }
-    return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
+    return sqlite_file::open_refusal(path, e, p ? &p->db : nullptr);
   } catch (const std::exception& e) {
     return refusal(path, std::string("cannot open it as a loopguard database (") + e.what() + ")");
   }
@@ -369,22 +362,6 @@ sqlite_checkpoint_store::sqlite_checkpoint_store(std::string path, std::unique_p
 sqlite_checkpoint_store::~sqlite_checkpoint_store() {
   rollback();
 }
-
-namespace {
-// A fingerprint's identity as one string (swarm, NUL, kind, value), for the overlay's set.
-std::string overlay_key(std::string_view swarm, std::int64_t kind, std::int64_t fp) {
-  std::string k(swarm);
-  k.push_back('\0');
-  k.push_back(static_cast<char>(kind));
-  k.append(reinterpret_cast<const char*>(&fp), sizeof fp);
-  return k;
-}
-}  // namespace
-
-struct sqlite_checkpoint_store::overlay {
-  std::vector<fingerprint_row> rows;     // the current generation's staged rows
-  std::unordered_set<std::string> keys;  // every fingerprint it writes or erases
-};
 
 result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_sink& sink) {
   stored_state out;
@@ -413,8 +390,9 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
                                    static_cast<std::uint32_t>(workers.getColumn(1).getInt64()),
                                    workers.getColumn(2).getString()});
     }
-    overlay over = load_overlay();
-    load_fingerprints(sink, over);
+    const std::int64_t current = impl_->db.execAndGet(
+        "SELECT generation FROM compaction WHERE id = 0").getInt64();
+    if (auto r = impl_->rows->load(current, sink); !r.ok()) throw std::runtime_error(r.message());
     // Records at or below the floor are covered by the rows (a trim deletes them later).
     SQLite::Statement log(impl_->db,
                           "SELECT data FROM log WHERE id > (SELECT log_floor FROM compaction "
@@ -445,100 +423,6 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
   return out;
 }
 
-sqlite_checkpoint_store::overlay sqlite_checkpoint_store::load_overlay() {
-  overlay over;
-  // A fingerprint may be staged more than once (taken in two parts): the latest, by id, wins.
-  std::unordered_map<std::string, std::size_t> at;  // key -> index in over.rows
-  std::vector<bool> erased;                         // per over.rows: a later erasure
-  SQLite::Statement st(impl_->db,
-                       "SELECT swarm, kind, fp, data FROM staged WHERE generation = "
-                       "(SELECT generation FROM compaction WHERE id = 0) ORDER BY id");
-  while (st.executeStep()) {
-    const std::string swarm = st.getColumn(0).getString();
-    const std::int64_t kind = st.getColumn(1).getInt64();
-    const std::int64_t fp = st.getColumn(2).getInt64();
-    std::string key = overlay_key(swarm, kind, fp);
-    over.keys.insert(key);
-    const auto [it, fresh] = at.try_emplace(std::move(key), over.rows.size());
-    if (fresh) {
-      over.rows.emplace_back();
-      erased.push_back(false);
-    }
-    const bool gone = st.getColumn(3).isNull();
-    erased[it->second] = gone;
-    if (gone) continue;
-    fingerprint_row& r = over.rows[it->second];
-    r = {};
-    r.swarm = swarm;
-    r.key.kind = kind == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
-    r.key.value = as_uint(fp);
-    if (!decode_fingerprint(blob_of(st.getColumn(3)), r.stats)) {
-      throw std::runtime_error("a staged fingerprint row has a malformed data blob");
-    }
-  }
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < over.rows.size(); ++i) {
-    if (erased[i]) continue;
-    if (kept != i) over.rows[kept] = std::move(over.rows[i]);  // never a self-move
-    ++kept;
-  }
-  over.rows.resize(kept);
-  return over;
-}
-
-// On the C API: SQLite::Column copies a shared_ptr per column, a cost per row that shows at
-// 1M rows.
-void sqlite_checkpoint_store::load_fingerprints(const fingerprint_sink& sink, overlay& over) {
-  sqlite3* db = impl_->db.getHandle();
-  sqlite3_stmt* raw = nullptr;
-  if (sqlite3_prepare_v2(db, "SELECT swarm, kind, fp, data FROM fingerprints", -1, &raw, nullptr) !=
-      SQLITE_OK) {
-    throw std::runtime_error(sqlite3_errmsg(db));
-  }
-  const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> st(raw, sqlite3_finalize);
-  const auto text = [&](int col) {
-    const void* p = col == 0 ? static_cast<const void*>(sqlite3_column_text(raw, col))
-                             : sqlite3_column_blob(raw, col);
-    return std::string_view(static_cast<const char*>(p),
-                            static_cast<std::size_t>(sqlite3_column_bytes(raw, col)));
-  };
-  std::vector<fingerprint_row> chunk;
-  chunk.reserve(kLoadChunkRows);
-  std::string swarm;  // of the previous row: rows come grouped by swarm
-  int rc = SQLITE_ROW;
-  while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
-    if (const auto name = text(0); name != swarm) swarm = name;
-    if (!over.keys.empty() && over.keys.contains(overlay_key(swarm, sqlite3_column_int64(raw, 1),
-                                                             sqlite3_column_int64(raw, 2)))) {
-      continue;  // a staged row of the current generation replaces or erases it
-    }
-    fingerprint_row& r = chunk.emplace_back();
-    r.swarm = swarm;
-    r.key.kind =
-        sqlite3_column_int(raw, 1) == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
-    r.key.value = as_uint(sqlite3_column_int64(raw, 2));
-    if (!decode_fingerprint(text(3), r.stats)) {
-      throw std::runtime_error("a fingerprint row has a malformed data blob");
-    }
-    if (chunk.size() == kLoadChunkRows) {
-      sink(chunk);
-      chunk.clear();
-      chunk.reserve(kLoadChunkRows);
-    }
-  }
-  if (rc != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
-  for (auto& r : over.rows) {
-    chunk.push_back(std::move(r));
-    if (chunk.size() == kLoadChunkRows) {
-      sink(chunk);
-      chunk.clear();
-      chunk.reserve(kLoadChunkRows);
-    }
-  }
-  over.rows.clear();
-  if (!chunk.empty()) sink(chunk);
-}
-
 status sqlite_checkpoint_store::lock_exclusive() {
   try {
     impl_->db.exec("BEGIN EXCLUSIVE");
@@ -562,7 +446,7 @@ status sqlite_checkpoint_store::begin() {
 
 status sqlite_checkpoint_store::clear_swarm(std::string_view swarm) {
   return guarded(path_, "clearing a swarm", [&] {
-    for (auto* st : {&*impl_->clear_swarms, &*impl_->clear_workers, &*impl_->clear_fps}) {
+    for (auto* st : {&*impl_->clear_swarms, &*impl_->clear_workers}) {
       st->reset();
       st->bind(1, std::string(swarm));
       st->exec();
@@ -598,30 +482,6 @@ status sqlite_checkpoint_store::put_worker(const worker_row& row) {
     st.bind(1, row.swarm);
     st.bind(2, static_cast<std::int64_t>(row.id));
     st.bind(3, row.name);
-    st.exec();
-  });
-}
-
-status sqlite_checkpoint_store::put_fingerprint(const fingerprint_row& row) {
-  return guarded(path_, "writing a fingerprint", [&] {
-    auto& st = *impl_->put_fp;
-    encode_fingerprint(row.stats, impl_->scratch);
-    st.reset();
-    st.bind(1, row.swarm);
-    st.bind(2, static_cast<std::int32_t>(row.key.kind));
-    st.bind(3, as_int(row.key.value));
-    bind_blob(st, 4, impl_->scratch);
-    st.exec();
-  });
-}
-
-status sqlite_checkpoint_store::erase_fingerprint(const fingerprint_ref& ref) {
-  return guarded(path_, "erasing a fingerprint", [&] {
-    auto& st = *impl_->erase_fp;
-    st.reset();
-    st.bind(1, ref.swarm);
-    st.bind(2, static_cast<std::int32_t>(ref.key.kind));
-    st.bind(3, as_int(ref.key.value));
     st.exec();
   });
 }
@@ -732,38 +592,6 @@ result<std::int64_t> sqlite_checkpoint_store::log_end() {
   return end;
 }
 
-namespace {
-void bind_stage_key(SQLite::Statement& st, std::int64_t generation, const std::string& swarm,
-                    fingerprint_key key) {
-  st.bind(1, generation);
-  st.bind(2, swarm);
-  st.bind(3, static_cast<std::int32_t>(key.kind));
-  st.bind(4, std::bit_cast<std::int64_t>(key.value));
-}
-}  // namespace
-
-status sqlite_checkpoint_store::stage_fingerprint(std::int64_t generation,
-                                                  const fingerprint_row& row) {
-  return guarded(path_, "staging a fingerprint", [&] {
-    auto& st = *impl_->stage;
-    encode_fingerprint(row.stats, impl_->scratch);
-    st.reset();
-    bind_stage_key(st, generation, row.swarm, row.key);
-    bind_blob(st, 5, impl_->scratch);
-    st.exec();
-  });
-}
-
-status sqlite_checkpoint_store::stage_erase(std::int64_t generation, const fingerprint_ref& ref) {
-  return guarded(path_, "staging an erased fingerprint", [&] {
-    auto& st = *impl_->stage;
-    st.reset();
-    bind_stage_key(st, generation, ref.swarm, ref.key);
-    st.bind(5);  // NULL: erased
-    st.exec();
-  });
-}
-
 status sqlite_checkpoint_store::flip(std::int64_t generation, std::int64_t boundary) {
   return guarded(path_, "making a compaction current", [&] {
     auto& st = *impl_->flip;
@@ -801,38 +629,6 @@ result<log_trim> sqlite_checkpoint_store::trim_log(std::size_t max_bytes) {
   return out;
 }
 
-result<std::size_t> sqlite_checkpoint_store::fold_staged(std::size_t limit) {
-  std::size_t moved = 0;
-  const status s = guarded(path_, "folding staged rows", [&] {
-    auto& sel = *impl_->fold_select;
-    sel.reset();
-    sel.bind(1, static_cast<std::int64_t>(
-                    std::min<std::size_t>(limit, std::numeric_limits<std::int64_t>::max())));
-    std::int64_t last = 0;
-    while (sel.executeStep()) {
-      ++moved;
-      last = sel.getColumn(0).getInt64();
-      if (sel.getColumn(1).getInt() == 0) continue;  // never became current: dropped
-      const bool erased = sel.getColumn(5).isNull();
-      auto& st = erased ? *impl_->erase_fp : *impl_->put_fp;
-      st.reset();
-      st.bind(1, sel.getColumn(2).getString());
-      st.bind(2, sel.getColumn(3).getInt());
-      st.bind(3, sel.getColumn(4).getInt64());
-      if (!erased) bind_blob(st, 4, blob_of(sel.getColumn(5)));
-      st.exec();
-    }
-    sel.reset();
-    if (moved == 0) return;
-    auto& del = *impl_->fold_delete;
-    del.reset();
-    del.bind(1, last);
-    del.exec();
-  });
-  if (!s.ok()) return s;
-  return moved;
-}
-
 result<std::int64_t> sqlite_checkpoint_store::generation() {
   std::int64_t gen = 0;
   const status s = guarded(path_, "reading the current generation", [&] {
@@ -844,6 +640,10 @@ result<std::int64_t> sqlite_checkpoint_store::generation() {
   });
   if (!s.ok()) return s;
   return gen;
+}
+
+rows_store& sqlite_checkpoint_store::rows() {
+  return *impl_->rows;
 }
 
 status sqlite_checkpoint_store::commit() {

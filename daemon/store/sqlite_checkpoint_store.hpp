@@ -1,5 +1,7 @@
 // The checkpoint store on SQLite (docs/storage.md): WAL, synchronous=FULL, schema version in
-// PRAGMA user_version, our application_id, exclusive locking (one daemon per file).
+// PRAGMA user_version, our application_id, exclusive locking (one daemon per file). Two files:
+// the main one (swarms, workers, the log, sequence numbers, retention, the compaction's state)
+// and the rows file beside it (sqlite_rows_store: the fingerprint rows), which it opens with it.
 #pragma once
 
 #include <cstddef>
@@ -8,26 +10,30 @@
 #include <string>
 
 #include "store/checkpoint_store.hpp"
+#include "store/sqlite_file.hpp"
+#include "store/sqlite_rows_store.hpp"
 
 namespace loopguard::daemon {
 
 class sqlite_checkpoint_store final : public checkpoint_store {
  public:
-  static constexpr int kSchemaVersion = 6;
-  static constexpr int kApplicationId = 0x4C475244;  // "LGRD"
+  static constexpr int kSchemaVersion = 7;
+  static constexpr int kApplicationId = sqlite_file::kApplicationId;  // "LGRD"
 
-  // Above this size open() skips PRAGMA quick_check: load_streaming() reads and decodes every page
-  // of every table anyway (a damaged page fails it), and the check would add ~25% to a restore.
-  static constexpr std::uintmax_t kQuickCheckMaxBytes = std::uintmax_t{64} << 20;
+  // Above this size open() skips PRAGMA quick_check (of either file): load_streaming() reads and
+  // decodes every page of every table anyway (a damaged page fails it), and the check would add
+  // ~25% to a restore.
+  static constexpr std::uintmax_t kQuickCheckMaxBytes = sqlite_file::kQuickCheckMaxBytes;
 
   struct options {
     bool quick_check = true;  // run PRAGMA quick_check on open (files up to kQuickCheckMaxBytes)
   };
 
-  // Opens or creates `path`. Refuses, with a message naming the file and the reason, a file
-  // that is not SQLite, a SQLite file of another application, one with a newer schema, or a
-  // corrupted one; a refused file is left exactly as it was. ":memory:" opens a new database
-  // in memory (no WAL there; the tests use it where a file is not the point).
+  // Opens or creates `path` and its rows file `path-rows`. Refuses, with a message naming the
+  // file and the reason, a file that is not SQLite, a SQLite file of another application, one
+  // with a newer schema, a corrupted one, a missing rows file or one of another database; a
+  // refused file is left exactly as it was. ":memory:" opens a new database in memory, rows file
+  // included (no WAL there; the tests use it where a file is not the point).
   static result<std::unique_ptr<sqlite_checkpoint_store>> open(const std::string& path,
                                                                options opts);
   static result<std::unique_ptr<sqlite_checkpoint_store>> open(const std::string& path) {
@@ -36,15 +42,13 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   ~sqlite_checkpoint_store() override;
 
   // Rows per chunk given to a fingerprint_sink.
-  static constexpr std::size_t kLoadChunkRows = 4096;
+  static constexpr std::size_t kLoadChunkRows = sqlite_rows_store::kLoadChunkRows;
 
   result<stored_state> load_streaming(const fingerprint_sink& sink) override;
   status begin() override;
   status clear_swarm(std::string_view swarm) override;
   status put_swarm(const swarm_row& row) override;
   status put_worker(const worker_row& row) override;
-  status put_fingerprint(const fingerprint_row& row) override;
-  status erase_fingerprint(const fingerprint_ref& ref) override;
   status put_sequence(const sequence_row& row) override;
   status erase_sequence(const worker_identity& id) override;
   status put_seen(const seen_row& row) override;
@@ -55,12 +59,10 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   status truncate_log() override;
   status append_log(std::string_view record) override;
   result<std::int64_t> log_end() override;
-  status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) override;
-  status stage_erase(std::int64_t generation, const fingerprint_ref& ref) override;
   status flip(std::int64_t generation, std::int64_t boundary) override;
   result<log_trim> trim_log(std::size_t max_bytes) override;
-  result<std::size_t> fold_staged(std::size_t limit) override;
   result<std::int64_t> generation() override;
+  rows_store& rows() override;
   status commit() override;
   void rollback() noexcept override;
 
@@ -77,11 +79,6 @@ class sqlite_checkpoint_store final : public checkpoint_store {
  private:
   struct impl;
   sqlite_checkpoint_store(std::string path, std::unique_ptr<impl> p, int migrated_from);
-  // Throw on a malformed row. The staged rows of the current generation overlay the rows:
-  // load_overlay() reads them, load_fingerprints() skips the rows they replace or erase.
-  struct overlay;
-  overlay load_overlay();
-  void load_fingerprints(const fingerprint_sink& sink, overlay& over);
   int migrated_from_ = 0;
   std::string path_;
   std::unique_ptr<impl> impl_;

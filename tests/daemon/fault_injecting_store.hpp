@@ -1,9 +1,13 @@
 // A checkpoint_store that forwards to another (the SQLite store, in memory or on a file) and
-// fails the Nth step (1-based; 0 = never), counting every write step and commit, so a test can
-// reach every failure point by looping N upward. Loading is forwarded, never failed.
+// fails the Nth step (1-based; 0 = never), counting every write step and commit, of the main
+// file and of the rows file (rows() wraps the other's rows store with the same count), so a test
+// can reach every failure point by looping N upward. Loading is forwarded, never failed.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "store/checkpoint_store.hpp"
@@ -12,8 +16,11 @@ namespace loopguard::daemon {
 
 class fault_injecting_store final : public checkpoint_store {
  public:
-  explicit fault_injecting_store(checkpoint_store& inner, std::size_t fail_at = 0)
-      : inner_(inner), fail_at_(fail_at) {}
+  // What the count covers: both files' steps, or the main file's only.
+  enum class scope : std::uint8_t { both_files, main_file };
+  explicit fault_injecting_store(checkpoint_store& inner, std::size_t fail_at = 0,
+                                 scope counted = scope::both_files)
+      : inner_(inner), counted_(counted), fail_at_(fail_at) {}
 
   void fail_at(std::size_t n) {
     fail_at_ = n;
@@ -38,12 +45,6 @@ class fault_injecting_store final : public checkpoint_store {
   }
   status put_worker(const worker_row& row) override {
     return step([&] { return inner_.put_worker(row); });
-  }
-  status put_fingerprint(const fingerprint_row& row) override {
-    return step([&] { return inner_.put_fingerprint(row); });
-  }
-  status erase_fingerprint(const fingerprint_ref& ref) override {
-    return step([&] { return inner_.erase_fingerprint(ref); });
   }
   status erase_sequence(const worker_identity& id) override {
     return step([&] { return inner_.erase_sequence(id); });
@@ -76,12 +77,6 @@ class fault_injecting_store final : public checkpoint_store {
     if (++count_ == fail_at_) return injected();
     return inner_.log_end();
   }
-  status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) override {
-    return step([&] { return inner_.stage_fingerprint(generation, row); });
-  }
-  status stage_erase(std::int64_t generation, const fingerprint_ref& ref) override {
-    return step([&] { return inner_.stage_erase(generation, ref); });
-  }
   status flip(std::int64_t generation, std::int64_t boundary) override {
     return step([&] { return inner_.flip(generation, boundary); });
   }
@@ -91,12 +86,9 @@ class fault_injecting_store final : public checkpoint_store {
     if (r) trims_.push_back(r->more);
     return r;
   }
-  result<std::size_t> fold_staged(std::size_t limit) override {
-    if (++count_ == fail_at_) return injected();
-    return inner_.fold_staged(limit);
-  }
   // A read, like loading: forwarded, never failed.
   result<std::int64_t> generation() override { return inner_.generation(); }
+  rows_store& rows() override { return rows_; }
   status commit() override {
     return step([&] { return inner_.commit(); });
   }
@@ -113,11 +105,52 @@ class fault_injecting_store final : public checkpoint_store {
     return f();
   }
 
+  // The rows file's steps, counted with the main file's.
+  class rows_wrapper final : public rows_store {
+   public:
+    explicit rows_wrapper(fault_injecting_store& owner) : owner_(owner) {}
+    rows_store& inner() { return owner_.inner_.rows(); }
+    status load(std::int64_t generation, const fingerprint_sink& sink) override {
+      return inner().load(generation, sink);
+    }
+    status begin() override {
+      return step([&] { return inner().begin(); });
+    }
+    status stage_fingerprint(std::int64_t generation, const fingerprint_row& row) override {
+      return step([&] { return inner().stage_fingerprint(generation, row); });
+    }
+    status stage_erase(std::int64_t generation, const fingerprint_ref& ref) override {
+      return step([&] { return inner().stage_erase(generation, ref); });
+    }
+    status stage_clear(std::int64_t generation, std::string_view swarm) override {
+      return step([&] { return inner().stage_clear(generation, swarm); });
+    }
+    result<std::size_t> fold_staged(std::int64_t current, std::size_t limit) override {
+      if (counted() && ++owner_.count_ == owner_.fail_at_) return owner_.injected();
+      return inner().fold_staged(current, limit);
+    }
+    status commit() override {
+      return step([&] { return inner().commit(); });
+    }
+    void rollback() noexcept override { inner().rollback(); }
+
+   private:
+    bool counted() const { return owner_.counted_ == scope::both_files; }
+    template <class F>
+    status step(F&& f) {
+      return counted() ? owner_.step(std::forward<F>(f)) : f();
+    }
+    fault_injecting_store& owner_;
+  };
+
   checkpoint_store& inner_;
+  rows_wrapper rows_{*this};
+  scope counted_;
   std::size_t fail_at_;
-  std::size_t count_ = 0;
+  // Atomic: with a thread_rows_worker the rows file's steps run on another thread.
+  std::atomic<std::size_t> count_ = 0;
   std::vector<bool> trims_;
-  bool failed_ = false;
+  std::atomic<bool> failed_ = false;
 };
 
 }  // namespace loopguard::daemon

@@ -154,7 +154,9 @@ TEST_SUITE("operations") {
     swarm_service svc;
     auto opened = sqlite_checkpoint_store::open(":memory:", {});
     REQUIRE(opened.has_value());
-    fault_injecting_store faulty(**opened, 1);  // the first step of the next write fails
+    // The first step of the next write to the main file fails (the rows file's are not counted:
+    // the compaction's worker thread writes it meanwhile).
+    fault_injecting_store faulty(**opened, 1, fault_injecting_store::scope::main_file);
     daemon_metrics metrics;
     std::atomic<std::uint64_t> durable{0};
     // A long interval: after the failure the checkpointer backs off (4 intervals) until stop().

@@ -197,15 +197,16 @@ TEST_SUITE("staged_compaction") {
           round_of_work(svc, r);
           REQUIRE(gc.commit_once(false).result.ok());
         }
-        // A compaction is taking its parts now; stop after two of its staging chunks, or right
-        // after its flip.
+        // A compaction is taking its parts now; stop at the commit that took its last part (its
+        // first job of 32 rows is staged by then, with the inline worker), or right after its
+        // flip.
         int staged_chunks = -1;
         for (int steps = 0; steps < 200; ++steps) {
           round_of_work(svc, 3 + steps);
           const auto o = gc.commit_once(false);
           REQUIRE(o.result.ok());
           if (o.began_rows) staged_chunks = 0;
-          if (staged_chunks >= 0 && ++staged_chunks == 3 && !after_flip) break;
+          if (staged_chunks >= 0 && ++staged_chunks == 1 && !after_flip) break;
           if (after_flip && o.compacted) break;
         }
         REQUIRE(gc.compacting());
@@ -215,8 +216,9 @@ TEST_SUITE("staged_compaction") {
       std::int64_t staged = 0, generation = 0;
       {
         SQLite::Database db(path);
-        staged = db.execAndGet("SELECT count(*) FROM staged").getInt64();
         generation = db.execAndGet("SELECT generation FROM compaction").getInt64();
+        SQLite::Database rows(path + "-rows");
+        staged = rows.execAndGet("SELECT count(*) FROM staged").getInt64();
       }
       CHECK(staged > 0);
       CHECK(generation == (after_flip ? 1 : 0));
@@ -238,7 +240,8 @@ TEST_SUITE("staged_compaction") {
       CHECK(load(*store, rules).digest == digest);
       store.reset();
       SQLite::Database db(path);
-      CHECK(db.execAndGet("SELECT count(*) FROM staged").getInt64() == 0);
+      CHECK(SQLite::Database(path + "-rows").execAndGet("SELECT count(*) FROM staged").getInt64() ==
+            0);
       CHECK(db.execAndGet("SELECT generation FROM compaction").getInt64() == generation + 1);
     }
   }
@@ -330,10 +333,12 @@ TEST_SUITE("staged_compaction") {
     CHECK(db.execAndGet("SELECT min(id) FROM log").getInt64() > floor());
   }
 
-  TEST_CASE("once a trim finds nothing more, the fold steps skip it until the next flip") {
-    // 16 fingerprints staged, folded 2 a step, and a few KiB of covered log trimmed 2 KiB a
-    // step: the trim is done before the fold, and the fold's last steps run no trim query.
-    const swarm_rules rules = small_rules();
+  TEST_CASE("once a trim finds nothing more, the commits skip it until the next flip") {
+    // ~800 rows staged, folded 32 a job (one job per commit), and ~12 KiB of covered log
+    // trimmed 2 KiB a commit: the trim is done before the fold, and the commits after it while
+    // the fold goes on run no trim query.
+    swarm_rules rules;
+    rules.max_fingerprints_per_swarm = 10000;
     swarm_service svc(rules);
     auto sqlite = open_ok();
     fault_injecting_store store(*sqlite);
@@ -341,6 +346,15 @@ TEST_SUITE("staged_compaction") {
     for (int compaction = 0; compaction < 2; ++compaction) {
       CAPTURE(compaction);
       log_rounds(svc, store, compaction * 12, 12);
+      std::vector<protocol::event> many;  // 400 new fingerprints in one record
+      for (int i = 0; i < 200; ++i) {
+        many.push_back(wire_event(std::uint64_t(1 + i), std::uint64_t(1000 * (compaction + 1) + i),
+                                  1000.0 + i));
+      }
+      REQUIRE(svc.ingest({"many" + std::to_string(compaction), "w", "inc"}, many).error.ok());
+      const auto c = svc.take_checkpoint(false);
+      REQUIRE(write_checkpoint(store, c).ok());
+      svc.mark_durable(c);
       commit_until_flip(gc);
       const std::size_t before = store.trims().size();
       int fold_commits = 0;
@@ -382,8 +396,9 @@ TEST_SUITE("staged_compaction") {
     CHECK(load(*store, rules).digest == digest_of(svc));
   }
 
-  TEST_CASE("rows are staged in the key order of the rows, fewer in a commit acks wait for") {
-    // 16 rows a step, 2 in a commit that carries a log record (acks wait for it).
+  TEST_CASE("rows are staged in the key order of the rows, a job of 32 per commit here") {
+    // 2 rows a part: the rows file's jobs stage 32 rows each (take_rows * kJobRowsPerTakeRow),
+    // one job per commit with the inline worker.
     swarm_rules rules;
     rules.max_fingerprints_per_swarm = 1000;
     test::temp_dir dir;
@@ -399,36 +414,37 @@ TEST_SUITE("staged_compaction") {
       }
       REQUIRE(svc.ingest({swarm, "w", "inc"}, batch).error.ok());
     };
+    static_assert(group_committer::kJobRowsPerTakeRow == 16);
     {
       swarm_service svc(rules);
       auto store = open_ok(path);
-      group_committer gc(svc, *store, 1, 16, group_committer::kMaxParts);
+      group_committer gc(svc, *store, 1, 2, group_committer::kMaxParts);
       work(svc, "b", 1, 100);
       work(svc, "a", 1, 100);
       REQUIRE(gc.commit_once(false).result.ok());  // the log record; the compaction is due
       bool began = false;
-      for (int i = 0; i < 100 && !began; ++i) {
-        const auto o = gc.commit_once(false);  // take the parts: no ack waits
+      for (int i = 0; i < 400 && !began; ++i) {
+        const auto o = gc.commit_once(false);  // take the parts
         REQUIRE(o.result.ok());
         began = o.began_rows.has_value();
         if (began) CHECK(*o.began_rows == 400);  // 200 calls: exact and structural rows
       }
-      REQUIRE(began);                              // and staged 16 rows
-      REQUIRE(gc.commit_once(false).result.ok());  // 16 more
+      REQUIRE(began);                              // and staged 32 rows
+      REQUIRE(gc.commit_once(false).result.ok());  // 32 more
       work(svc, "a", 101, 1);
-      REQUIRE(gc.commit_once(false).result.ok());  // 2: acks wait for this one
+      REQUIRE(gc.commit_once(false).result.ok());  // 32 more, beside a log record
       digest = digest_of(svc);
     }  // a crash while staging
     std::vector<std::tuple<std::string, int, std::int64_t>> staged;
     {
-      SQLite::Database db(path);
+      SQLite::Database db(path + "-rows");
       SQLite::Statement st(db, "SELECT swarm, kind, fp FROM staged ORDER BY id");
       while (st.executeStep()) {
         staged.emplace_back(st.getColumn(0).getString(), st.getColumn(1).getInt(),
                             st.getColumn(2).getInt64());
       }
     }
-    CHECK(staged.size() == 16 + 16 + 2);
+    CHECK(staged.size() == 3 * 32);
     CHECK(std::is_sorted(staged.begin(), staged.end()));  // SQLite's order of the primary key
     CHECK(std::adjacent_find(staged.begin(), staged.end()) == staged.end());
     CHECK(std::get<0>(staged.front()) == "a");

@@ -150,9 +150,6 @@ TEST_SUITE("e2e.hostile_input") {
       auto opened = daemon::sqlite_checkpoint_store::open(db);
       REQUIRE_MESSAGE(opened.has_value(), opened.error().message());
       auto& store = *opened;
-      REQUIRE(store->begin().ok());
-      REQUIRE(store->put_swarm({"bad\xff", 5}).ok());
-      REQUIRE(store->put_worker({"bad\xff", 0, "w\xfe"}).ok());
       daemon::fingerprint_row row;
       row.swarm = "bad\xff";
       row.key = {daemon::fingerprint_kind::exact, 7};
@@ -160,7 +157,16 @@ TEST_SUITE("e2e.hostile_input") {
       row.stats.summary = "\xc3";
       row.stats.calls = row.stats.counted = 3;
       row.stats.workers = {0};
-      REQUIRE(store->put_fingerprint(row).ok());
+      // The row goes to the rows file as generation 1, made current below.
+      auto& rows = store->rows();
+      REQUIRE(rows.begin().ok());
+      REQUIRE(rows.stage_fingerprint(1, row).ok());
+      REQUIRE(rows.fold_staged(1, 10).has_value());
+      REQUIRE(rows.commit().ok());
+      REQUIRE(store->begin().ok());
+      REQUIRE(store->put_swarm({"bad\xff", 5}).ok());
+      REQUIRE(store->put_worker({"bad\xff", 0, "w\xfe"}).ok());
+      REQUIRE(store->flip(1, 0).ok());
       daemon::event_log_writer log;
       log.event({"log\xfe", "w\xff", "tool\xff", "", 9, 10, std::nullopt, true, 1});
       REQUIRE(store->append_log(log.take()).ok());

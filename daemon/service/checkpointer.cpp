@@ -14,7 +14,7 @@ checkpointer::checkpointer(swarm_service& service, checkpoint_store& store, daem
       on_durable_(std::move(on_durable)),
       worker_([this] { nudge(); }),
       committer_(service, store, compact_log_bytes, take_rows, group_committer::kMaxParts,
-                 &worker_) {}
+                 group_committer::kJobRows, &worker_) {}
 
 checkpointer::~checkpointer() {
   stop();

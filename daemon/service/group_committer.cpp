@@ -39,14 +39,15 @@ state_changes flatten(std::vector<state_changes>& parts) {
 
 group_committer::group_committer(swarm_service& service, checkpoint_store& store,
                                  std::size_t compact_log_bytes, std::size_t take_rows,
-                                 std::size_t max_parts, rows_worker* worker)
+                                 std::size_t max_parts, std::size_t job_rows,
+                                 rows_worker* worker)
     : service_(service),
       store_(store),
       own_worker_(worker == nullptr ? std::make_unique<inline_rows_worker>() : nullptr),
       worker_(worker == nullptr ? *own_worker_ : *worker),
       compact_log_bytes_(compact_log_bytes),
       take_rows_(std::max<std::size_t>(take_rows, 1)),
-      job_rows_(take_rows_ * kJobRowsPerTakeRow),
+      job_rows_(std::max<std::size_t>(job_rows, 1)),
       max_parts_(std::max<std::size_t>(max_parts, 1)) {}
 
 void group_committer::reset_job() {

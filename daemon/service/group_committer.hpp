@@ -46,8 +46,11 @@ class group_committer {
   static constexpr std::size_t kTakeRows = 256;
   // Then the last part is taken anyway (ingest changing rows faster than parts take them).
   static constexpr std::size_t kMaxParts = 4096;
-  // Rows staged or folded per transaction of the rows file: take_rows times this.
-  static constexpr std::size_t kJobRowsPerTakeRow = 16;
+  // Rows staged or folded per transaction of the rows file. Each commits with an fsync there:
+  // small ones keep little unsynced data for the main file's fsyncs to wait behind (ext4
+  // writes it with their journal commit); 4096 made acks' p99 during a compaction ~2x worse
+  // (docs/performance.md, "The rows file").
+  static constexpr std::size_t kJobRows = 512;
   // A trim deletes up to take_rows times this many bytes of covered log records per group
   // commit (256 KiB), an eighth of it in a commit that acks wait for (one carrying a record).
   static constexpr std::size_t kTrimBytesPerTakeRow = 1024;
@@ -56,7 +59,7 @@ class group_committer {
   // `worker` runs the rows-file transactions; null: an inline one (each runs as it is posted).
   group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
                   std::size_t take_rows = kTakeRows, std::size_t max_parts = kMaxParts,
-                  rows_worker* worker = nullptr);
+                  std::size_t job_rows = kJobRows, rows_worker* worker = nullptr);
 
   struct outcome {
     status result;            // ok, or why the commit failed (it is retried with the next)

@@ -49,8 +49,9 @@ CREATE TABLE pair (
 
 constexpr int kCacheKiB = 32 * 1024;     // the fold rewrites neighbouring pages in key order
 constexpr int kLoadCacheKiB = 8 * 1024;  // for loading: it reads every page once
-// Off the group commits' path: a checkpoint of the rows file's WAL delays no ack.
-constexpr int kWalAutocheckpointPages = 4096;
+// Off the group commits' path, but its fsync competes with theirs: small (1 MiB), like the
+// compaction's transactions (group_committer::kJobRows).
+constexpr int kWalAutocheckpointPages = 256;
 
 }  // namespace
 

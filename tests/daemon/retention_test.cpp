@@ -13,6 +13,7 @@
 #include "state/idle_tracker.hpp"
 #include "store/event_log.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
+#include "store/sqlite_rows_store.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;
@@ -589,6 +590,66 @@ TEST_SUITE("retention") {
     const auto again = sqlite_checkpoint_store::open(path);
     REQUIRE(again.has_value());
     CHECK((*again)->migrated_from() == 0);
+  }
+
+  TEST_CASE("a kept schema-6 database moves its rows to the rows file, replacing a leftover") {
+    // Schema 7 keeps the fingerprint rows and staged rows in FILE-rows. The kept file stops
+    // after a flip (tests/daemon/data/README.md): 16 staged rows of the current generation,
+    // the log floor 1, a covered record (id 1) and one after it (id 2).
+    test::temp_dir dir;
+    const std::string path = kept_copy(dir, 6);
+    {
+      SQLite::Database db(path);
+      REQUIRE(db.execAndGet("SELECT count(*) FROM staged WHERE generation = 1").getInt() == 16);
+      REQUIRE(db.execAndGet("SELECT count(*) FROM log").getInt() == 2);
+      REQUIRE(db.execAndGet("SELECT log_floor FROM compaction").getInt() == 1);
+    }
+    {
+      // A migration cut short by a crash leaves a rows file beside a schema-6 main file that
+      // does not refer to it: replaced, never read.
+      auto leftover = sqlite_rows_store::create(path + "-rows", 99);
+      REQUIRE(leftover.has_value());
+      fingerprint_row junk;
+      junk.swarm = "junk";
+      junk.key = {fingerprint_kind::exact, 5};
+      junk.stats.tool = "t";
+      junk.stats.calls = 1;
+      REQUIRE((*leftover)->begin().ok());
+      REQUIRE((*leftover)->stage_fingerprint(1, junk).ok());
+      REQUIRE((*leftover)->commit().ok());
+    }
+    clocked_service want;  // the sequence that wrote it
+    schema5_sequence(want, nullptr);
+    const auto digest = [](const swarm_service& s) {
+      return s.read([](const shared_economics_state& x) { return x.digest(); });
+    };
+    {
+      auto store = open_ok(path);
+      CHECK(store->migrated_from() == 6);
+      clocked_service got;
+      const auto r = got.svc.restore_from(*store);
+      REQUIRE(r.has_value());
+      CHECK(r->records == 1);  // id 2: id 1 is covered by the rows
+      CHECK(digest(got.svc) == digest(want.svc));
+      CHECK(got.svc.sequences() == want.svc.sequences());
+      CHECK(summary(got.svc, "junk") == std::nullopt);
+      // The staged rows fold, the covered record is trimmed, then a new compaction flips and
+      // folds, each commit restoring.
+      compact_restoring(got, *store, digest(want.svc));
+    }
+    SQLite::Database db(path);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
+    CHECK(db.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('fingerprints', "
+                        "'staged')")
+              .getInt() == 0);
+    CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 2);
+    CHECK(db.execAndGet("SELECT count(*) FROM log").getInt() == 0);
+    SQLite::Database rows(path + "-rows");
+    CHECK(rows.execAndGet("SELECT count(*) FROM staged").getInt() == 0);
+    CHECK(rows.execAndGet("SELECT count(*) FROM fingerprints").getInt() > 0);
+    CHECK(rows.execAndGet("SELECT count(*) FROM fingerprints WHERE swarm = 'junk'").getInt() == 0);
+    CHECK(rows.execAndGet("SELECT main FROM pair").getInt64() ==
+          db.execAndGet("SELECT pair FROM compaction").getInt64());
   }
 
   TEST_CASE("a failed retention checkpoint merged with the next: the newer line wins") {

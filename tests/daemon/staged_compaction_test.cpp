@@ -6,11 +6,15 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 #include <tuple>
 
 #include "fault_injecting_store.hpp"
 #include "service/group_committer.hpp"
+#include "service/rows_worker.hpp"
 #include "service/swarm_service.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
 #include "test_util.hpp"
@@ -452,5 +456,88 @@ TEST_SUITE("staged_compaction") {
     CHECK(std::get<0>(staged.front()) == "a");
     auto store = open_ok(path);
     CHECK(load(*store, rules).digest == digest);
+  }
+
+  TEST_CASE("thread_rows_worker: one job at a time, its result taken once, done after each") {
+    std::atomic<int> done{0};
+    std::mutex mu;
+    std::condition_variable cv;
+    bool release = false;
+    {
+      thread_rows_worker worker([&] { ++done; });
+      CHECK_FALSE(worker.busy());
+      CHECK_FALSE(worker.take_result().has_value());
+      worker.post([&] {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return release; });
+        return rows_job_result{{}, 7};
+      });
+      CHECK(worker.busy());
+      CHECK_FALSE(worker.take_result().has_value());  // still running
+      {
+        std::lock_guard lock(mu);
+        release = true;
+      }
+      cv.notify_all();
+      worker.wait();
+      CHECK(worker.busy());  // finished, its result not yet taken
+      const auto r = worker.take_result();
+      REQUIRE(r.has_value());
+      CHECK(r->result.ok());
+      CHECK(r->folded == 7);
+      CHECK_FALSE(worker.busy());
+      CHECK_FALSE(worker.take_result().has_value());
+      worker.post([] { return rows_job_result{status::error("disk full"), 0}; });
+      worker.wait();
+      const auto failed = worker.take_result();
+      REQUIRE(failed.has_value());
+      CHECK(failed->result.message() == "disk full");
+      // A job posted just before the worker is destroyed still runs: its owner's data is alive.
+      worker.post([] { return rows_job_result{{}, 1}; });
+    }
+    CHECK(done == 3);
+  }
+
+  TEST_CASE("a compaction through the threaded worker restores exactly after every commit") {
+    const swarm_rules rules = small_rules();
+    swarm_service svc(rules);
+    auto store = open_ok();
+    std::atomic<int> jobs{0};
+    thread_rows_worker worker([&] { ++jobs; });
+    group_committer gc(svc, *store, 1, 3, 4, 3, &worker);
+    int flips = 0;
+    const auto check = [&] {
+      worker.wait();  // the restore reads the rows file on this thread
+      CHECK(load(*store, rules).digest == digest_of(svc));
+    };
+    for (int r = 0; r < 40; ++r) {
+      CAPTURE(r);
+      round_of_work(svc, r);
+      const auto o = gc.commit_once(false);
+      REQUIRE_MESSAGE(o.result.ok(), o.result.message());
+      REQUIRE(o.compaction_error.ok());
+      if (o.compacted) ++flips;
+      check();
+    }
+    for (int i = 0; i < 4000 && gc.compacting(); ++i) {
+      worker.wait();
+      const auto o = gc.commit_once(false);
+      REQUIRE(o.result.ok());
+      if (o.compacted) ++flips;
+    }
+    CHECK_FALSE(gc.compacting());
+    CHECK(flips >= 2);
+    CHECK(jobs > 10);
+    check();
+    // The final commit waits for a job in flight, then compacts whole.
+    round_of_work(svc, 41);
+    REQUIRE(gc.commit_once(false).result.ok());
+    round_of_work(svc, 42);
+    const auto o = gc.commit_once(true);
+    REQUIRE(o.result.ok());
+    CHECK(o.compacted);
+    const auto got = load(*store, rules);
+    CHECK(got.digest == digest_of(svc));
+    CHECK(got.records == 0);
   }
 }

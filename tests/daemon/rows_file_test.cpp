@@ -1,0 +1,162 @@
+// The rows file beside the main file (docs/storage.md, "Files"): created with a new database and
+// paired with it; a missing one, one of another database, or one given as the main file is
+// refused, naming the file, and both files are left as they were.
+#include <doctest/doctest.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "service/swarm_service.hpp"
+#include "store/sqlite_checkpoint_store.hpp"
+#include "store/sqlite_rows_store.hpp"
+#include "test_util.hpp"
+
+using namespace loopguard;
+using namespace loopguard::daemon;
+using loopguard::test::temp_dir;
+using loopguard::test::wire_event;
+
+namespace {
+
+std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path) {
+  auto store = sqlite_checkpoint_store::open(path);
+  REQUIRE_MESSAGE(store.has_value(), store.error().message());
+  return std::move(*store);
+}
+
+std::string refusal(const std::string& path) {
+  const auto store = sqlite_checkpoint_store::open(path);
+  REQUIRE_FALSE(store.has_value());
+  return store.error().message();
+}
+
+std::string bytes_of(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+std::uint64_t digest_of(const swarm_service& svc) {
+  return svc.read([](const shared_economics_state& s) { return s.digest(); });
+}
+
+// A database at `path` holding compacted rows of one swarm; returns its digest.
+std::uint64_t write_rows(const std::string& path, const std::string& swarm) {
+  swarm_service svc;
+  std::vector<protocol::event> batch;
+  for (std::uint64_t i = 1; i <= 6; ++i) batch.push_back(wire_event(i, i % 3, double(i)));
+  REQUIRE(svc.ingest({swarm, "w0", "inc"}, batch).error.ok());
+  auto store = open_ok(path);
+  REQUIRE(write_checkpoint(*store, svc.take_checkpoint(true)).ok());
+  return digest_of(svc);
+}
+
+std::int64_t one(const std::string& path, const std::string& sql) {
+  SQLite::Database db(path);
+  return db.execAndGet(sql).getInt64();
+}
+
+}  // namespace
+
+TEST_SUITE("rows_file") {
+  TEST_CASE("a new database gets its rows file, paired with it, each with its own application id") {
+    temp_dir dir;
+    const std::string path = dir.file("lg.db");
+    const std::uint64_t digest = write_rows(path, "s");
+    const std::string rows = sqlite_rows_store::path_for(path);
+    CHECK(rows == path + "-rows");
+    CHECK(one(path, "PRAGMA user_version") == sqlite_checkpoint_store::kSchemaVersion);
+    CHECK(one(rows, "PRAGMA user_version") == sqlite_rows_store::kSchemaVersion);
+    CHECK(one(path, "PRAGMA application_id") == sqlite_checkpoint_store::kApplicationId);
+    CHECK(one(rows, "PRAGMA application_id") == 0x4C47524F);
+    const std::int64_t pair = one(path, "SELECT pair FROM compaction");
+    CHECK(pair > 0);
+    CHECK(one(rows, "SELECT main FROM pair") == pair);
+    // The rows are in the rows file, staged as generation 1, which the main file made current
+    // (a whole compaction leaves the fold to the group committer); the main file has no such
+    // table.
+    CHECK(one(rows, "SELECT count(*) FROM staged WHERE generation = 1") == 6);
+    CHECK(one(rows, "SELECT count(*) FROM fingerprints") == 0);
+    CHECK(one(path, "SELECT generation FROM compaction") == 1);
+    CHECK(one(path, "SELECT count(*) FROM sqlite_master WHERE name = 'fingerprints'") == 0);
+    auto store = open_ok(path);
+    swarm_service again;
+    REQUIRE(again.restore_from(*store).has_value());
+    CHECK(digest_of(again) == digest);
+  }
+
+  TEST_CASE("a missing rows file is refused, naming it, and the main file is left untouched") {
+    temp_dir dir;
+    const std::string path = dir.file("lg.db");
+    write_rows(path, "s");
+    std::filesystem::remove(path + "-rows");
+    const std::string before = bytes_of(path);
+    const std::string why = refusal(path);
+    CHECK(why == "refusing " + path + ": " + path +
+                     "-rows is missing: it holds this database's fingerprint rows (a backup or a "
+                     "copy takes both files); the file was not modified");
+    CHECK(bytes_of(path) == before);
+    CHECK_FALSE(std::filesystem::exists(path + "-rows"));  // not recreated empty
+  }
+
+  TEST_CASE("a rows file of another database is refused, and both files are left untouched") {
+    temp_dir dir;
+    const std::string a = dir.file("a.db"), b = dir.file("b.db");
+    write_rows(a, "sa");
+    write_rows(b, "sb");
+    std::filesystem::copy_file(b + "-rows", a + "-rows",
+                               std::filesystem::copy_options::overwrite_existing);
+    const std::string main_before = bytes_of(a), rows_before = bytes_of(a + "-rows");
+    CHECK(refusal(a) == "refusing " + a +
+                            "-rows: it belongs to another database (its pair id is not the main "
+                            "file's); the file was not modified");
+    CHECK(bytes_of(a) == main_before);
+    CHECK(bytes_of(a + "-rows") == rows_before);
+  }
+
+  TEST_CASE("the rows file named as the database is refused") {
+    temp_dir dir;
+    const std::string path = dir.file("lg.db");
+    write_rows(path, "s");
+    const std::string before = bytes_of(path + "-rows");
+    const std::string why = refusal(path + "-rows");
+    CHECK(why.find("it is the rows file of a loopguard database") != std::string::npos);
+    CHECK(why.find(path + "-rows") != std::string::npos);
+    CHECK(bytes_of(path + "-rows") == before);
+  }
+
+  TEST_CASE("a new main file beside rows is refused, an empty leftover rows file is replaced") {
+    temp_dir dir;
+    const std::string path = dir.file("lg.db");
+    write_rows(path, "s");
+    // The main file is gone (deleted by hand): its rows must not be taken for a new database's.
+    std::filesystem::remove(path);
+    const std::string rows_before = bytes_of(path + "-rows");
+    const std::string why = refusal(path);
+    CHECK(why.find(path + "-rows beside it holds rows") != std::string::npos);
+    CHECK(bytes_of(path + "-rows") == rows_before);
+    // A crash between creating the rows file and the main file's schema leaves an empty rows
+    // file: the next start replaces it.
+    std::filesystem::remove(path);
+    std::filesystem::remove(path + "-rows");
+    {
+      auto leftover = sqlite_rows_store::create(path + "-rows", 12345);
+      REQUIRE(leftover.has_value());
+    }
+    open_ok(path).reset();
+    CHECK(one(path, "SELECT pair FROM compaction") != 12345);
+    CHECK(one(path + "-rows", "SELECT main FROM pair") == one(path, "SELECT pair FROM compaction"));
+  }
+
+  TEST_CASE("a rows file of another schema version is refused") {
+    temp_dir dir;
+    const std::string path = dir.file("lg.db");
+    write_rows(path, "s");
+    { SQLite::Database(path + "-rows", SQLite::OPEN_READWRITE).exec("PRAGMA user_version = 8"); }
+    CHECK(refusal(path) == "refusing " + path +
+                               "-rows: its schema version is 8 (this build reads rows files of "
+                               "version 7); the file was not modified");
+  }
+}

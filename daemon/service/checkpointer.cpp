@@ -109,6 +109,7 @@ bool checkpointer::checkpoint_once(bool final) {
                 {"take_ms", std::to_string(o.take_seconds * 1e3)}});
   }
   if (!o.compaction_error.ok()) {
+    ++metrics_.compaction_step_failures;
     logs::emit(spdlog::level::err, "compaction_step_failed",
                "a compaction step in the rows file failed; it is retried (acks do not wait for "
                "it; check the disk holding the database)",

@@ -112,8 +112,14 @@ void group_committer::take_job_result(outcome& o) {
   const job_kind done = std::exchange(posted_, job_kind::none);
   if (!r->result.ok()) {
     o.compaction_error = r->result;  // the same job is posted again (batch_ is kept)
+    if (++failed_jobs_ >= 2) {
+      const auto delay = std::min<std::chrono::milliseconds>(
+          kRetryMost, kRetryFirst * (std::size_t{1} << std::min<std::size_t>(failed_jobs_ - 2, 6)));
+      retry_at_ = std::chrono::steady_clock::now() + delay;
+    }
     return;
   }
+  failed_jobs_ = 0;
   if (done == job_kind::stage) {
     o.rows += batch_.size();
     batch_ = {};
@@ -127,6 +133,7 @@ void group_committer::take_job_result(outcome& o) {
 
 void group_committer::post_job(outcome& o) {
   if (worker_.busy()) return;
+  if (failed_jobs_ >= 2 && std::chrono::steady_clock::now() < retry_at_) return;
   rows_step step;
   if (phase_ == phase::fold && fold_left_) {
     if (!current_) {

@@ -27,6 +27,7 @@
 // boundary. The final commit (a clean stop) is one whole compaction (write_checkpoint).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -55,6 +56,8 @@ class group_committer {
   // commit (256 KiB), an eighth of it in a commit that acks wait for (one carrying a record).
   static constexpr std::size_t kTrimBytesPerTakeRow = 1024;
   static constexpr std::size_t kAckWaitDivisor = 8;
+  static constexpr std::chrono::milliseconds kRetryFirst{100};
+  static constexpr std::chrono::milliseconds kRetryMost{5000};
 
   // `worker` runs the rows-file transactions; null: an inline one (each runs as it is posted).
   group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
@@ -113,6 +116,10 @@ class group_committer {
   std::optional<std::int64_t> current_;  // the current generation, once read
   job_kind posted_ = job_kind::none;     // the worker's job
   bool cleared_staged_ = false;          // (stage) the completed swarms' erasures are staged
+  // Consecutive failed jobs: the first is posted again at once, later ones after a delay that
+  // doubles from kRetryFirst up to kRetryMost (a full disk is not hammered).
+  std::size_t failed_jobs_ = 0;
+  std::chrono::steady_clock::time_point retry_at_{};
   std::vector<state_changes> parts_;     // the change set, in the order taken (take, stage)
   state_changes flip_rows_;              // every part's completions, the swarm and worker rows
   staging_order order_;                  // the parts merged in key order (stage)

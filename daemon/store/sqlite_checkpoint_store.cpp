@@ -7,17 +7,9 @@
 #include "store/sqlite_file.hpp"
 #include "store/sqlite_rows_store.hpp"
 
-#include <algorithm>
-#include <bit>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <limits>
 #include <optional>
 #include <random>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace loopguard::daemon {
 namespace {
@@ -196,12 +188,11 @@ struct sqlite_checkpoint_store::impl {
 
 namespace {
 
-void create_schema(SQLite::Database& db, std::int64_t pair) {
+// A new main file's schema; its pair id is 0 until its rows file is made (open()).
+void create_schema(SQLite::Database& db) {
   SQLite::Transaction tx(db);
   db.exec(kSchema);
-  SQLite::Statement row(db, "INSERT INTO compaction (id, generation, log_floor, pair) VALUES (0, 0, 0, ?)");
-  row.bind(1, pair);
-  row.exec();
+  db.exec("INSERT INTO compaction (id, generation, log_floor, pair) VALUES (0, 0, 0, 0)");
   db.exec("PRAGMA application_id = " + std::to_string(sqlite_checkpoint_store::kApplicationId));
   db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
   tx.commit();
@@ -271,18 +262,6 @@ std::int64_t new_pair_id() {
   return static_cast<std::int64_t>(v >> 1) | 1;  // positive, never 0
 }
 
-// Whether a rows file holds no row at all (so that replacing it loses nothing).
-bool rows_file_empty(const std::string& rows_path) {
-  try {
-    SQLite::Database db(rows_path, SQLite::OPEN_READWRITE);
-    return db.execAndGet("SELECT (SELECT count(*) FROM fingerprints) + (SELECT count(*) FROM "
-                         "staged)")
-               .getInt64() == 0;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 }  // namespace
 
 result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
@@ -313,29 +292,37 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
       return s;
     }
     if (version == 0) {
-      // The rows file first: a crash before the main file's schema commits leaves an empty rows
-      // file beside a new database, replaced at the next start. One with rows is another
-      // database's and is never replaced.
-      if (!in_memory && sqlite_file::exists(rows_path)) {
-        if (!rows_file_empty(rows_path)) {
-          return refusal(path, "it is new, but " + rows_path +
-                                   " beside it holds rows (of a database whose main file is "
-                                   "gone); move that file away, or restore the main file it "
-                                   "belongs to");
-        }
-        db_lock(p->db);
-        remove_rows_file(rows_path);
+      // A rows file beside a new main file belongs to a database whose main file is gone (the
+      // main file is always created first): never taken for this one's.
+      if (!in_memory && std::filesystem::exists(rows_path)) {
+        return refusal(path, "it is new, but " + rows_path +
+                                 " beside it belongs to another database (whose main file is "
+                                 "gone); move that file away, or restore the main file it "
+                                 "belongs to");
       }
-      const std::int64_t pair = new_pair_id();
-      auto rows = sqlite_rows_store::create(rows_path, pair);
-      if (!rows) return rows.error();
-      p->rows = std::move(*rows);
-      create_schema(p->db, pair);
+      create_schema(p->db);
     } else {
       migrate_to_6(p->db, version);
       if (version < 7) migrate_rows_out(p->db, rows_path, new_pair_id());
       if (version != kSchemaVersion) migrated_from = version;
-      const std::int64_t pair = p->db.execAndGet("SELECT pair FROM compaction WHERE id = 0").getInt64();
+    }
+    const std::int64_t pair =
+        p->db.execAndGet("SELECT pair FROM compaction WHERE id = 0").getInt64();
+    if (pair == 0) {
+      // The rows file is not made yet (a new database, or a crash right after its schema): no
+      // compaction can have written one, so a leftover holds nothing and is replaced.
+      if (!in_memory) {
+        db_lock(p->db);
+        remove_rows_file(rows_path);
+      }
+      const std::int64_t fresh = new_pair_id();
+      auto rows = sqlite_rows_store::create(rows_path, fresh);
+      if (!rows) return rows.error();
+      p->rows = std::move(*rows);
+      SQLite::Statement set_pair(p->db, "UPDATE compaction SET pair = ? WHERE id = 0");
+      set_pair.bind(1, fresh);
+      set_pair.exec();
+    } else {
       if (!in_memory && !sqlite_file::exists(rows_path)) {
         return refusal(path, rows_path +
                                  " is missing: it holds this database's fingerprint rows (a "

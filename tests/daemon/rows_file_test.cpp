@@ -127,7 +127,7 @@ TEST_SUITE("rows_file") {
     CHECK(bytes_of(path + "-rows") == before);
   }
 
-  TEST_CASE("a new main file beside rows is refused, an empty leftover rows file is replaced") {
+  TEST_CASE("a new main file beside a rows file is refused, naming it") {
     temp_dir dir;
     const std::string path = dir.file("lg.db");
     write_rows(path, "s");
@@ -135,18 +135,34 @@ TEST_SUITE("rows_file") {
     std::filesystem::remove(path);
     const std::string rows_before = bytes_of(path + "-rows");
     const std::string why = refusal(path);
-    CHECK(why.find(path + "-rows beside it holds rows") != std::string::npos);
+    CHECK(why == "refusing " + path + ": it is new, but " + path +
+                     "-rows beside it belongs to another database (whose main file is gone); "
+                     "move that file away, or restore the main file it belongs to; the file was "
+                     "not modified");
     CHECK(bytes_of(path + "-rows") == rows_before);
-    // A crash between creating the rows file and the main file's schema leaves an empty rows
-    // file: the next start replaces it.
-    std::filesystem::remove(path);
+  }
+
+  TEST_CASE("a main file whose rows file was never made gets one, replacing a leftover") {
+    // A crash right after a new main file's schema committed leaves its pair id 0 (the rows
+    // file is made next); a rows file found then is a leftover of that start and is replaced.
+    temp_dir dir;
+    const std::string path = dir.file("lg.db");
+    open_ok(path).reset();
+    { SQLite::Database(path, SQLite::OPEN_READWRITE).exec("UPDATE compaction SET pair = 0"); }
     std::filesystem::remove(path + "-rows");
     {
-      auto leftover = sqlite_rows_store::create(path + "-rows", 12345);
+      auto leftover = sqlite_rows_store::create(path + "-rows", 777);
       REQUIRE(leftover.has_value());
     }
     open_ok(path).reset();
-    CHECK(one(path, "SELECT pair FROM compaction") != 12345);
+    const std::int64_t pair = one(path, "SELECT pair FROM compaction");
+    CHECK(pair != 0);
+    CHECK(pair != 777);
+    CHECK(one(path + "-rows", "SELECT main FROM pair") == pair);
+    // And without any rows file.
+    { SQLite::Database(path, SQLite::OPEN_READWRITE).exec("UPDATE compaction SET pair = 0"); }
+    std::filesystem::remove(path + "-rows");
+    open_ok(path).reset();
     CHECK(one(path + "-rows", "SELECT main FROM pair") == one(path, "SELECT pair FROM compaction"));
   }
 

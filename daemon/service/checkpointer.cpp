@@ -78,8 +78,7 @@ void checkpointer::run() {
       std::unique_lock lock(mu_);
       // A compaction's next step in the main file is written at once (each is bounded); the
       // rows worker nudges when it has finished a job.
-      const auto wait =
-          committer_.main_step_pending() ? std::chrono::milliseconds(0) : interval_;
+      const auto wait = committer_.main_step_pending() ? std::chrono::milliseconds(0) : interval_;
       cv_.wait_for(lock, wait, [&] { return stop_ || nudged_; });
       nudged_ = false;
       stopping = stop_;

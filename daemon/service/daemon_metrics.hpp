@@ -62,7 +62,7 @@ struct daemon_metrics {
   std::atomic<std::uint64_t> checkpoint_rows{0};
   std::atomic<std::uint64_t> compactions{0};
   std::atomic<std::uint64_t> compaction_step_failures{0};  // the rows file's (retried)
-  std::atomic<std::uint64_t> incarnations_expired{0};  // retention sweeps
+  std::atomic<std::uint64_t> incarnations_expired{0};      // retention sweeps
   std::atomic<std::uint64_t> swarms_expired{0};
   std::atomic<std::uint64_t> expired_forgotten{0};
   latency_histogram checkpoint_latency;  // write and commit of one checkpoint

@@ -39,8 +39,7 @@ state_changes flatten(std::vector<state_changes>& parts) {
 
 group_committer::group_committer(swarm_service& service, checkpoint_store& store,
                                  std::size_t compact_log_bytes, std::size_t take_rows,
-                                 std::size_t max_parts, std::size_t job_rows,
-                                 rows_worker* worker)
+                                 std::size_t max_parts, std::size_t job_rows, rows_worker* worker)
     : service_(service),
       store_(store),
       own_worker_(worker == nullptr ? std::make_unique<inline_rows_worker>() : nullptr),
@@ -253,6 +252,28 @@ checkpoint group_committer::take_part(outcome& o) {
   return std::move(t.commit);
 }
 
+void group_committer::fold_final(outcome& o) {
+  // The whole compaction truncated the log. Its rows are folded now, so that the next start
+  // reads them without an overlay; a failure leaves them to the next start's fold.
+  current_.reset();
+  trim_left_ = false;
+  fold_left_ = true;
+  phase_ = phase::fold;
+  if (const auto g = store_.generation()) {
+    rows_step fold;
+    fold.what = rows_step::kind::fold;
+    fold.generation = *g;
+    fold.limit = std::numeric_limits<std::size_t>::max();
+    if (const auto n = write_rows_step(store_.rows(), fold)) {
+      o.rows += *n;
+      fold_left_ = false;
+      phase_ = phase::idle;
+    } else {
+      o.compaction_error = n.error();
+    }
+  }
+}
+
 group_committer::outcome group_committer::commit_once(bool final) {
   outcome o;
   if (!final) take_job_result(o);
@@ -296,25 +317,7 @@ group_committer::outcome group_committer::commit_once(bool final) {
   o.rows += c.state.fingerprints.size() + c.log.size() + c.sequences.size();
   if (final) {
     o.compacted = true;
-    // The whole compaction truncated the log. Its rows are folded now, so that the next start
-    // reads them without an overlay; a failure leaves them to the next start's fold.
-    current_.reset();
-    trim_left_ = false;
-    fold_left_ = true;
-    phase_ = phase::fold;
-    if (const auto g = store_.generation()) {
-      rows_step fold;
-      fold.what = rows_step::kind::fold;
-      fold.generation = *g;
-      fold.limit = std::numeric_limits<std::size_t>::max();
-      if (const auto n = write_rows_step(store_.rows(), fold)) {
-        o.rows += *n;
-        fold_left_ = false;
-        phase_ = phase::idle;
-      } else {
-        o.compaction_error = n.error();
-      }
-    }
+    fold_final(o);
   } else {
     ++commits_;
     advance(step, out, o);

@@ -98,6 +98,7 @@ class group_committer {
   // A part's rows of a swarm completed in a later part are dropped; the flip's rows gathered.
   void prepare_parts();
   checkpoint take_final();           // the final commit's whole compaction
+  void fold_final(outcome& o);       // after it: its staged rows folded at once
   checkpoint take_part(outcome& o);  // a commit of the take phase
 
   void reset_job();
@@ -120,10 +121,10 @@ class group_committer {
   // doubles from kRetryFirst up to kRetryMost (a full disk is not hammered).
   std::size_t failed_jobs_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
-  std::vector<state_changes> parts_;     // the change set, in the order taken (take, stage)
-  state_changes flip_rows_;              // every part's completions, the swarm and worker rows
-  staging_order order_;                  // the parts merged in key order (stage)
-  staging_batch batch_;                  // the rows of the stage job being written
+  std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)
+  state_changes flip_rows_;           // every part's completions, the swarm and worker rows
+  staging_order order_;               // the parts merged in key order (stage)
+  staging_batch batch_;               // the rows of the stage job being written
   std::size_t rows_taken_ = 0;
   std::size_t take_budget_ = 0;  // rows the parts may take (the fingerprints held at the start)
   std::optional<std::int64_t> boundary_;  // the id of the last log record the parts cover

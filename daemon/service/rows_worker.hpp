@@ -65,8 +65,8 @@ class thread_rows_worker final : public rows_worker {
   std::function<void()> done_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::optional<job> job_;                      // posted, not yet started
-  bool running_ = false;                        // a job runs
+  std::optional<job> job_;                 // posted, not yet started
+  bool running_ = false;                   // a job runs
   std::optional<rows_job_result> result_;  // finished, not yet taken
   bool stop_ = false;
   std::thread thread_;  // last: started once the rest exists

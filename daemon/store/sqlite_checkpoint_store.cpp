@@ -262,6 +262,59 @@ std::int64_t new_pair_id() {
   return static_cast<std::int64_t>(v >> 1) | 1;  // positive, never 0
 }
 
+// Refuses a main file that is a rows file, not ours, of an unreadable version, or corrupted.
+status check_main(SQLite::Database& db, const std::string& path, int app, int version, int tables,
+                  bool quick_check) {
+  if (app == kRowsApplicationId) {
+    return refusal(path, "it is the rows file of a loopguard database; --db names the main file (" +
+                             path + " without \"-rows\")");
+  }
+  if (auto s = sqlite_file::check_version(path, app, version, tables,
+                                          sqlite_checkpoint_store::kSchemaVersion);
+      !s.ok()) {
+    return s;
+  }
+  if (sqlite_file::quick_check_due(path, quick_check, tables,
+                                   sqlite_checkpoint_store::kQuickCheckMaxBytes)) {
+    const std::string check = db.execAndGet("PRAGMA quick_check").getString();
+    if (check != "ok") return refusal(path, "it is corrupted (quick_check: " + check + ")");
+  }
+  return {};
+}
+
+// Opens the rows file of the main file `db` (at `path`, schema 7), or makes it when the main
+// file has none yet (its pair id is 0: a new database, or a crash right after its schema; no
+// compaction can have written one, so a leftover holds nothing and is replaced).
+status open_rows(SQLite::Database& db, std::unique_ptr<sqlite_rows_store>& out,
+                 const std::string& path, bool quick_check) {
+  const std::string rows_path = sqlite_rows_store::path_for(path);
+  const bool in_memory = path == sqlite_file::kMemory;
+  const std::int64_t pair = db.execAndGet("SELECT pair FROM compaction WHERE id = 0").getInt64();
+  if (pair == 0) {
+    if (!in_memory) {
+      db_lock(db);
+      remove_rows_file(rows_path);
+    }
+    const std::int64_t fresh = new_pair_id();
+    auto rows = sqlite_rows_store::create(rows_path, fresh);
+    if (!rows) return rows.error();
+    out = std::move(*rows);
+    SQLite::Statement set_pair(db, "UPDATE compaction SET pair = ? WHERE id = 0");
+    set_pair.bind(1, fresh);
+    set_pair.exec();
+    return {};
+  }
+  if (!in_memory && !sqlite_file::exists(rows_path)) {
+    return refusal(path, rows_path +
+                             " is missing: it holds this database's fingerprint rows (a backup "
+                             "or a copy takes both files)");
+  }
+  auto rows = sqlite_rows_store::open(rows_path, pair, quick_check);
+  if (!rows) return rows.error();
+  out = std::move(*rows);
+  return {};
+}
+
 }  // namespace
 
 result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
@@ -276,62 +329,28 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
     const int app = p->db.execAndGet("PRAGMA application_id").getInt();
     const int version = p->db.execAndGet("PRAGMA user_version").getInt();
     const int tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
-    if (app == kRowsApplicationId) {
-      return refusal(path, "it is the rows file of a loopguard database; --db names the main "
-                           "file (" + path + " without \"-rows\")");
-    }
-    if (auto s = sqlite_file::check_version(path, app, version, tables, kSchemaVersion); !s.ok()) {
+    if (auto s = check_main(p->db, path, app, version, tables, opts.quick_check); !s.ok()) {
       return s;
     }
-    if (sqlite_file::quick_check_due(path, opts.quick_check, tables, kQuickCheckMaxBytes)) {
-      const std::string check = p->db.execAndGet("PRAGMA quick_check").getString();
-      if (check != "ok") return refusal(path, "it is corrupted (quick_check: " + check + ")");
+    // A rows file beside a new main file belongs to a database whose main file is gone (the main
+    // file is always made first): never taken for this one's.
+    if (version == 0 && !in_memory && std::filesystem::exists(rows_path)) {
+      return refusal(path, "it is new, but " + rows_path +
+                               " beside it belongs to another database (whose main file is "
+                               "gone); move that file away, or restore the main file it belongs "
+                               "to");
     }
-    if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages);
-        !s.ok()) {
+    if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages); !s.ok()) {
       return s;
     }
     if (version == 0) {
-      // A rows file beside a new main file belongs to a database whose main file is gone (the
-      // main file is always created first): never taken for this one's.
-      if (!in_memory && std::filesystem::exists(rows_path)) {
-        return refusal(path, "it is new, but " + rows_path +
-                                 " beside it belongs to another database (whose main file is "
-                                 "gone); move that file away, or restore the main file it "
-                                 "belongs to");
-      }
       create_schema(p->db);
     } else {
       migrate_to_6(p->db, version);
       if (version < 7) migrate_rows_out(p->db, rows_path, new_pair_id());
       if (version != kSchemaVersion) migrated_from = version;
     }
-    const std::int64_t pair =
-        p->db.execAndGet("SELECT pair FROM compaction WHERE id = 0").getInt64();
-    if (pair == 0) {
-      // The rows file is not made yet (a new database, or a crash right after its schema): no
-      // compaction can have written one, so a leftover holds nothing and is replaced.
-      if (!in_memory) {
-        db_lock(p->db);
-        remove_rows_file(rows_path);
-      }
-      const std::int64_t fresh = new_pair_id();
-      auto rows = sqlite_rows_store::create(rows_path, fresh);
-      if (!rows) return rows.error();
-      p->rows = std::move(*rows);
-      SQLite::Statement set_pair(p->db, "UPDATE compaction SET pair = ? WHERE id = 0");
-      set_pair.bind(1, fresh);
-      set_pair.exec();
-    } else {
-      if (!in_memory && !sqlite_file::exists(rows_path)) {
-        return refusal(path, rows_path +
-                                 " is missing: it holds this database's fingerprint rows (a "
-                                 "backup or a copy takes both files)");
-      }
-      auto rows = sqlite_rows_store::open(rows_path, pair, opts.quick_check);
-      if (!rows) return rows.error();
-      p->rows = std::move(*rows);
-    }
+    if (auto s = open_rows(p->db, p->rows, path, opts.quick_check); !s.ok()) return s;
     p->prepare();
   } catch (const SQLite::Exception& e) {
     return sqlite_file::open_refusal(path, e, p ? &p->db : nullptr);
@@ -377,8 +396,8 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
                                    static_cast<std::uint32_t>(workers.getColumn(1).getInt64()),
                                    workers.getColumn(2).getString()});
     }
-    const std::int64_t current = impl_->db.execAndGet(
-        "SELECT generation FROM compaction WHERE id = 0").getInt64();
+    const std::int64_t current =
+        impl_->db.execAndGet("SELECT generation FROM compaction WHERE id = 0").getInt64();
     if (auto r = impl_->rows->load(current, sink); !r.ok()) throw std::runtime_error(r.message());
     // Records at or below the floor are covered by the rows (a trim deletes them later).
     SQLite::Statement log(impl_->db,

@@ -84,15 +84,14 @@ std::string sqlite_rows_store::path_for(const std::string& main_path) {
 }
 
 result<std::unique_ptr<sqlite_rows_store>> sqlite_rows_store::create(const std::string& path,
-                                                                      std::int64_t pair) {
+                                                                     std::int64_t pair) {
   std::unique_ptr<impl> p;
   try {
     p = std::make_unique<impl>(path);
     if (p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt() != 0) {
       return refusal(path, "it already has tables (a new rows file was expected)");
     }
-    if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages);
-        !s.ok()) {
+    if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages); !s.ok()) {
       return s;
     }
     SQLite::Transaction tx(p->db);
@@ -113,8 +112,8 @@ result<std::unique_ptr<sqlite_rows_store>> sqlite_rows_store::create(const std::
 }
 
 result<std::unique_ptr<sqlite_rows_store>> sqlite_rows_store::open(const std::string& path,
-                                                                    std::int64_t pair,
-                                                                    bool quick_check) {
+                                                                   std::int64_t pair,
+                                                                   bool quick_check) {
   if (auto s = sqlite_file::check_header(path); !s.ok()) return s;
   std::unique_ptr<impl> p;
   try {
@@ -141,8 +140,7 @@ result<std::unique_ptr<sqlite_rows_store>> sqlite_rows_store::open(const std::st
       return refusal(path, "it belongs to another database (its pair id is not the main file's)");
     }
     owner.reset();
-    if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages);
-        !s.ok()) {
+    if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages); !s.ok()) {
       return s;
     }
     p->prepare();

@@ -24,12 +24,12 @@ class sqlite_rows_store final : public rows_store {
   // Creates the rows file at `path` (which must not exist) for the main file whose pair id is
   // `pair`, empty. ":memory:" creates one in memory.
   static result<std::unique_ptr<sqlite_rows_store>> create(const std::string& path,
-                                                            std::int64_t pair);
+                                                           std::int64_t pair);
   // Opens an existing rows file, refusing (naming the file and the reason) one that is not ours,
   // of another schema, corrupted (quick_check, when `quick_check`), or paired with another main
   // file than `pair`.
-  static result<std::unique_ptr<sqlite_rows_store>> open(const std::string& path,
-                                                          std::int64_t pair, bool quick_check);
+  static result<std::unique_ptr<sqlite_rows_store>> open(const std::string& path, std::int64_t pair,
+                                                         bool quick_check);
   ~sqlite_rows_store() override;
 
   status load(std::int64_t generation, const fingerprint_sink& sink) override;

@@ -379,9 +379,8 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(fps > 0);
     CHECK(std::size_t(rows.execAndGet("SELECT sum(length(data)) FROM fingerprints").getInt64()) ==
           blob_bytes + 32 * fps);
-    CHECK(
-        rows.execAndGet("SELECT count(*) FROM fingerprints WHERE typeof(data) != 'blob'").getInt() ==
-        0);
+    CHECK(rows.execAndGet("SELECT count(*) FROM fingerprints WHERE typeof(data) != 'blob'")
+              .getInt() == 0);
     CHECK(db.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('fingerprints', "
                         "'staged')")
               .getInt() == 0);

@@ -148,7 +148,7 @@ struct sqlite_checkpoint_store::impl {
       truncate_log, append_log, erase_seq, put_seen, put_expired, erase_expired, erase_swarm_seen,
       put_swarm_seen, log_end, flip, trim_select, trim_delete, generation;
   std::string scratch;  // the fingerprint blob being written
-  bool in_transaction = false;
+  sqlite_file::transaction tx;
 
   void prepare() {
     clear_swarms.emplace(db, "DELETE FROM swarms WHERE swarm = ?");
@@ -444,10 +444,7 @@ status sqlite_checkpoint_store::lock_exclusive() {
 }
 
 status sqlite_checkpoint_store::begin() {
-  return guarded(path_, "BEGIN", [&] {
-    impl_->db.exec("BEGIN IMMEDIATE");
-    impl_->in_transaction = true;
-  });
+  return impl_->tx.begin(impl_->db, path_);
 }
 
 status sqlite_checkpoint_store::clear_swarm(std::string_view swarm) {
@@ -653,20 +650,11 @@ rows_store& sqlite_checkpoint_store::rows() {
 }
 
 status sqlite_checkpoint_store::commit() {
-  return guarded(path_, "COMMIT", [&] {
-    impl_->db.exec("COMMIT");
-    impl_->in_transaction = false;
-  });
+  return impl_->tx.commit(impl_->db, path_);
 }
 
 void sqlite_checkpoint_store::rollback() noexcept {
-  if (!impl_ || !impl_->in_transaction) return;
-  impl_->in_transaction = false;
-  try {
-    impl_->db.exec("ROLLBACK");
-  } catch (const std::exception&) {
-    // SQLite already rolled back (e.g. after a failed COMMIT): nothing is left to undo.
-  }
+  if (impl_) impl_->tx.rollback(impl_->db);
 }
 
 }  // namespace loopguard::daemon

@@ -74,6 +74,30 @@ status configure(SQLite::Database& db, const std::string& path, int cache_kib,
   return {};
 }
 
+status transaction::begin(SQLite::Database& db, const std::string& path) {
+  return guarded(path, "BEGIN", [&] {
+    db.exec("BEGIN IMMEDIATE");
+    open_ = true;
+  });
+}
+
+status transaction::commit(SQLite::Database& db, const std::string& path) {
+  return guarded(path, "COMMIT", [&] {
+    db.exec("COMMIT");
+    open_ = false;
+  });
+}
+
+void transaction::rollback(SQLite::Database& db) noexcept {
+  if (!open_) return;
+  open_ = false;
+  try {
+    db.exec("ROLLBACK");
+  } catch (const std::exception&) {
+    // SQLite already rolled back (e.g. after a failed COMMIT): nothing is left to undo.
+  }
+}
+
 status open_refusal(const std::string& path, const SQLite::Exception& e, SQLite::Database* db) {
   // A full disk is not a damaged file: opening may need space (to recover the WAL, to
   // migrate), and the remedy is space, not a repair.

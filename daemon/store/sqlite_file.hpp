@@ -68,6 +68,18 @@ bool quick_check_due(const std::string& path, bool wanted, int tables, std::uint
 status configure(SQLite::Database& db, const std::string& path, int cache_kib,
                  int wal_autocheckpoint_pages);
 
+// One connection's write transaction: BEGIN IMMEDIATE, COMMIT, ROLLBACK, and whether one is open
+// (so that a rollback after a failed COMMIT, which SQLite already rolled back, is a no-op).
+class transaction {
+ public:
+  status begin(SQLite::Database& db, const std::string& path);
+  status commit(SQLite::Database& db, const std::string& path);
+  void rollback(SQLite::Database& db) noexcept;
+
+ private:
+  bool open_ = false;
+};
+
 // The refusal for an exception thrown while opening `path` (a full disk, another process
 // holding the file, or a file that is not a loopguard database); `db` may be null.
 status open_refusal(const std::string& path, const SQLite::Exception& e, SQLite::Database* db);

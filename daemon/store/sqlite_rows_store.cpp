@@ -62,7 +62,7 @@ struct sqlite_rows_store::impl {
   SQLite::Database db;
   std::optional<SQLite::Statement> put_fp, erase_fp, stage, clear, fold_select, fold_delete;
   std::string scratch;  // the fingerprint blob being written
-  bool in_transaction = false;
+  sqlite_file::transaction tx;
 
   void prepare() {
     put_fp.emplace(db, "INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?, ?)");
@@ -280,10 +280,7 @@ status sqlite_rows_store::load(std::int64_t generation, const fingerprint_sink& 
 }
 
 status sqlite_rows_store::begin() {
-  return guarded(path_, "BEGIN", [&] {
-    impl_->db.exec("BEGIN IMMEDIATE");
-    impl_->in_transaction = true;
-  });
+  return impl_->tx.begin(impl_->db, path_);
 }
 
 namespace {
@@ -361,20 +358,11 @@ result<std::size_t> sqlite_rows_store::fold_staged(std::int64_t current, std::si
 }
 
 status sqlite_rows_store::commit() {
-  return guarded(path_, "COMMIT", [&] {
-    impl_->db.exec("COMMIT");
-    impl_->in_transaction = false;
-  });
+  return impl_->tx.commit(impl_->db, path_);
 }
 
 void sqlite_rows_store::rollback() noexcept {
-  if (!impl_ || !impl_->in_transaction) return;
-  impl_->in_transaction = false;
-  try {
-    impl_->db.exec("ROLLBACK");
-  } catch (const std::exception&) {
-    // SQLite already rolled back (e.g. after a failed COMMIT): nothing is left to undo.
-  }
+  if (impl_) impl_->tx.rollback(impl_->db);
 }
 
 }  // namespace loopguard::daemon

@@ -36,12 +36,10 @@ swarm_service offline_service(const daemon_config& c) {
   return swarm_service(c.rules, state_options_of(c), offline_clock);
 }
 
-// The database, locked for this process alone (a daemon that has it open refuses it, even idle).
+// The database, locked for this process alone (open() takes the file's exclusive lock: a
+// daemon that has it open, even idle, makes it refuse).
 result<std::unique_ptr<sqlite_checkpoint_store>> open_locked(const daemon_config& c) {
-  auto store = sqlite_checkpoint_store::open(c.db, {c.quick_check});
-  if (!store) return store.error();
-  if (auto s = (*store)->lock_exclusive(); !s.ok()) return s;
-  return std::move(*store);
+  return sqlite_checkpoint_store::open(c.db, {c.quick_check});
 }
 
 // The database a command reads: it must exist (opening would create an empty one).

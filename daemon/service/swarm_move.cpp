@@ -121,7 +121,7 @@ status import_swarm(checkpoint_store& store, swarm_service& service, const swarm
   if (e.seen > 0) c.retention.swarms_seen.push_back({name, e.seen});
   if (auto s = write_checkpoint(store, c); !s.ok()) {
     return s.with_context("importing swarm " + shown(name) + " into " + std::string(db) +
-                          " (nothing was written): ");
+                          " (nothing of it was made current): ");
   }
   return {};
 }
@@ -144,7 +144,7 @@ status remove_swarm(checkpoint_store& store, swarm_service& service, const swarm
   const checkpoint c = folded_without(service, name, &*current);
   if (auto s = write_checkpoint(store, c); !s.ok()) {
     return s.with_context("removing swarm " + shown(name) + " from " + std::string(db) +
-                          " (nothing was written): ");
+                          " (nothing of it was made current): ");
   }
   return {};
 }

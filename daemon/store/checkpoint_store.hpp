@@ -128,11 +128,12 @@ struct commit_outcome {
 
 // Writes `c` as one transaction of the main file: begin; append the log records; the
 // sequences; the retention changes; `step`; commit. On any failure rolls back and returns it;
-// the store is then as before. A compaction (`c.compact`, a whole one) first stages its rows in
-// the rows file as the next generation (one transaction there, after folding what was staged),
-// then, in the main transaction, truncates the log, writes the swarm and worker rows and makes
-// that generation current. Its staged rows are folded later (write_rows_step): until then they
-// overlay the rows.
+// the store then restores as before. A compaction (`c.compact`, a whole one) first stages its
+// rows in the rows file as the next generation (one transaction there, after folding what was
+// staged), then, in the main transaction, truncates the log, writes the swarm and worker rows
+// and makes that generation current; when that fails, the rows file keeps the fold and the
+// staged generation, which never became current (a restore ignores it, the next fold drops
+// it). Its staged rows are folded later (write_rows_step): until then they overlay the rows.
 status write_checkpoint(checkpoint_store& store, const checkpoint& c,
                         const compaction_step& step = {}, commit_outcome* out = nullptr);
 

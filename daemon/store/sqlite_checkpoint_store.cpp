@@ -116,11 +116,12 @@ ALTER TABLE compaction ADD COLUMN log_floor INTEGER NOT NULL DEFAULT 0;
 )sql";
 
 // Schema 6 -> 7 (docs/storage.md, "Migrations"): the fingerprint rows and the staged rows move
-// to the rows file (migrate_rows_out), then leave the main file with this, which also records
-// the pair id binding the two files.
+// to the rows file (migrate_rows_out), then leave the main file with this, with the record of
+// the migration; the pair id binding the two files is set after it.
 constexpr const char* kMigrate6To7 = R"sql(
 DROP TABLE fingerprints;
 DROP TABLE staged;
+DROP TABLE migrating;
 ALTER TABLE compaction ADD COLUMN pair INTEGER NOT NULL DEFAULT 0;
 )sql";
 
@@ -221,12 +222,37 @@ void remove_rows_file(const std::string& rows_path) {
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(rows_path + suffix, ec);
 }
 
-// Schema 6 -> 7: the rows move out to a new rows file (a leftover of a migration cut short is
-// replaced: the main file still at 6 never referred to it), copied and committed there first;
-// then one transaction of the main file drops them, records the pair id and the version. A crash
-// between the two leaves a schema-6 file, migrated again at the next open.
-void migrate_rows_out(SQLite::Database& db, const std::string& rows_path, std::int64_t pair) {
-  db_lock(db);
+std::int64_t new_pair_id();
+
+// Schema 6 -> 7, first half: the pair id the rows file will get is recorded in the main file
+// (table `migrating`) before the rows file is made, so that a rows file found later is known to
+// be this migration's own leftover. A rows file beside a schema-6 file that has no such record
+// belongs to another database: refused.
+status begin_rows_migration(SQLite::Database& db, const std::string& path,
+                            const std::string& rows_path, int version) {
+  if (db.execAndGet("SELECT count(*) FROM sqlite_master WHERE name = 'migrating'").getInt() > 0) {
+    return {};  // resumed after a crash: the rows file there, if any, is ours
+  }
+  if (std::filesystem::exists(rows_path)) {
+    return refusal(path, "it is of schema " + std::to_string(version) +
+                             " (which has no rows file), but " + rows_path +
+                             " beside it belongs to another database; move that file away");
+  }
+  SQLite::Transaction tx(db);
+  db.exec("CREATE TABLE migrating (id INTEGER PRIMARY KEY CHECK (id = 0), pair INTEGER NOT NULL)");
+  SQLite::Statement row(db, "INSERT INTO migrating VALUES (0, ?)");
+  row.bind(1, new_pair_id());
+  row.exec();
+  tx.commit();
+  return {};
+}
+
+// Schema 6 -> 7, second half: the rows move out to a new rows file (this migration's leftover
+// replaced), copied and committed there first; then one transaction of the main file drops
+// them, records the pair id and the version. A crash between the two leaves a schema-6 file,
+// migrated again at the next open. Throws on a failure (the file stays at schema 6).
+void move_rows_out(SQLite::Database& db, const std::string& rows_path) {
+  const std::int64_t pair = db.execAndGet("SELECT pair FROM migrating WHERE id = 0").getInt64();
   remove_rows_file(rows_path);
   {
     auto created = sqlite_rows_store::create(rows_path, pair);
@@ -254,6 +280,23 @@ void migrate_rows_out(SQLite::Database& db, const std::string& rows_path, std::i
   set_pair.exec();
   db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
   tx.commit();
+}
+
+// Brings a file of schema 2 to 6 to schema 7. The intent to move the rows out is recorded first
+// (a rows file of another database beside it is refused before anything is written); a failure
+// after that is reported as such: the next start migrates again.
+status migrate(SQLite::Database& db, const std::string& path, const std::string& rows_path,
+               int version) {
+  if (version >= 7) return {};
+  if (auto s = begin_rows_migration(db, path, rows_path, version); !s.ok()) return s;
+  try {
+    migrate_to_6(db, version);
+    move_rows_out(db, rows_path);
+  } catch (const std::exception& e) {
+    return status::error("migrating " + path + " to schema 7 failed (" + e.what() +
+                         "); it is migrated again at the next start");
+  }
+  return {};
 }
 
 std::int64_t new_pair_id() {
@@ -291,10 +334,7 @@ status open_rows(SQLite::Database& db, std::unique_ptr<sqlite_rows_store>& out,
   const bool in_memory = path == sqlite_file::kMemory;
   const std::int64_t pair = db.execAndGet("SELECT pair FROM compaction WHERE id = 0").getInt64();
   if (pair == 0) {
-    if (!in_memory) {
-      db_lock(db);
-      remove_rows_file(rows_path);
-    }
+    if (!in_memory) remove_rows_file(rows_path);  // open() holds the main file's lock
     const std::int64_t fresh = new_pair_id();
     auto rows = sqlite_rows_store::create(rows_path, fresh);
     if (!rows) return rows.error();
@@ -315,6 +355,17 @@ status open_rows(SQLite::Database& db, std::unique_ptr<sqlite_rows_store>& out,
   return {};
 }
 
+// A rows file beside a new main file belongs to a database whose main file is gone (the main
+// file is always made first): never taken for this one's.
+status new_beside_rows(const std::string& path, const std::string& rows_path, int version) {
+  if (version != 0 || path == sqlite_file::kMemory || !std::filesystem::exists(rows_path)) {
+    return {};
+  }
+  return refusal(path, "it is new, but " + rows_path +
+                           " beside it belongs to another database (whose main file is gone); "
+                           "move that file away, or restore the main file it belongs to");
+}
+
 }  // namespace
 
 result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
@@ -327,27 +378,28 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
   try {
     p = std::make_unique<impl>(path);
     const int app = p->db.execAndGet("PRAGMA application_id").getInt();
-    const int version = p->db.execAndGet("PRAGMA user_version").getInt();
-    const int tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+    int version = p->db.execAndGet("PRAGMA user_version").getInt();
+    int tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
     if (auto s = check_main(p->db, path, app, version, tables, opts.quick_check); !s.ok()) {
       return s;
     }
-    // A rows file beside a new main file belongs to a database whose main file is gone (the main
-    // file is always made first): never taken for this one's.
-    if (version == 0 && !in_memory && std::filesystem::exists(rows_path)) {
-      return refusal(path, "it is new, but " + rows_path +
-                               " beside it belongs to another database (whose main file is "
-                               "gone); move that file away, or restore the main file it belongs "
-                               "to");
-    }
+    if (auto s = new_beside_rows(path, rows_path, version); !s.ok()) return s;
     if (auto s = sqlite_file::configure(p->db, path, kCacheKiB, kWalAutocheckpointPages); !s.ok()) {
       return s;
+    }
+    // Every decision below is made under the main file's lock (kept: locking_mode EXCLUSIVE),
+    // on what the file holds then: another process may have migrated it since the reads above.
+    if (!in_memory) {
+      db_lock(p->db);
+      version = p->db.execAndGet("PRAGMA user_version").getInt();
+      tables = p->db.execAndGet("SELECT count(*) FROM sqlite_master").getInt();
+      if (auto s = check_main(p->db, path, app, version, tables, false); !s.ok()) return s;
+      if (auto s = new_beside_rows(path, rows_path, version); !s.ok()) return s;
     }
     if (version == 0) {
       create_schema(p->db);
     } else {
-      migrate_to_6(p->db, version);
-      if (version < 7) migrate_rows_out(p->db, rows_path, new_pair_id());
+      if (auto s = migrate(p->db, path, rows_path, version); !s.ok()) return s;
       if (version != kSchemaVersion) migrated_from = version;
     }
     if (auto s = open_rows(p->db, p->rows, path, opts.quick_check); !s.ok()) return s;
@@ -427,20 +479,6 @@ result<stored_state> sqlite_checkpoint_store::load_streaming(const fingerprint_s
   });
   if (!s.ok()) return s;
   return out;
-}
-
-status sqlite_checkpoint_store::lock_exclusive() {
-  try {
-    impl_->db.exec("BEGIN EXCLUSIVE");
-    impl_->db.exec("COMMIT");
-  } catch (const SQLite::Exception& e) {
-    if (e.getErrorCode() == SQLITE_BUSY || e.getErrorCode() == SQLITE_LOCKED) {
-      return refusal(path_, std::string("another process holds it (") + e.what() +
-                                "): a running loopguardd locks its database; stop it first");
-    }
-    return refusal(path_, std::string("cannot lock it (") + e.what() + ")");
-  }
-  return {};
 }
 
 status sqlite_checkpoint_store::begin() {

@@ -32,8 +32,11 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   // Opens or creates `path` and its rows file `path-rows`. Refuses, with a message naming the
   // file and the reason, a file that is not SQLite, a SQLite file of another application, one
   // with a newer schema, a corrupted one, a missing rows file or one of another database; a
-  // refused file is left exactly as it was. ":memory:" opens a new database in memory, rows file
-  // included (no WAL there; the tests use it where a file is not the point).
+  // refused file is left exactly as it was. Takes the main file's exclusive lock and holds it
+  // until the store is closed (locking_mode EXCLUSIVE): a file another process has open, even an
+  // idle daemon that has only read it, is refused ("another process holds it"), which the offline
+  // commands rely on (docs/scaling.md, "Moving a swarm"). ":memory:" opens a new database in
+  // memory, rows file included (no WAL there; the tests use it where a file is not the point).
   static result<std::unique_ptr<sqlite_checkpoint_store>> open(const std::string& path,
                                                                options opts);
   static result<std::unique_ptr<sqlite_checkpoint_store>> open(const std::string& path) {
@@ -69,12 +72,6 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   const std::string& path() const { return path_; }
   // The schema version open() migrated the file from; 0: it was new or current.
   int migrated_from() const { return migrated_from_; }
-
-  // Takes the file's exclusive lock now and holds it until the store is closed (locking_mode
-  // EXCLUSIVE keeps it after the first write), for the offline commands (docs/scaling.md,
-  // "Moving a swarm"): refused, naming the file, while another process (a daemon, even an idle
-  // one that has only read it) has it open.
-  status lock_exclusive();
 
  private:
   struct impl;

@@ -146,7 +146,7 @@ class fault_injecting_store final : public checkpoint_store {
   checkpoint_store& inner_;
   rows_wrapper rows_{*this};
   scope counted_;
-  std::size_t fail_at_;
+  std::atomic<std::size_t> fail_at_;
   // Atomic: with a thread_rows_worker the rows file's steps run on another thread.
   std::atomic<std::size_t> count_ = 0;
   std::vector<bool> trims_;

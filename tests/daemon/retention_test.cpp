@@ -6,6 +6,8 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "fault_injecting_store.hpp"
 #include "service/group_committer.hpp"
@@ -500,10 +502,13 @@ TEST_SUITE("retention") {
       CHECK(summary(again.svc, "s2")->spent.tokens == 1000);
       CHECK(summary(again.svc, "s2")->expired != 0);
     }
-    SQLite::Database db(path);
-    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
-    CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 9);
-    CHECK(db.execAndGet("SELECT count(*) FROM sequences").getInt() == 0);
+    {
+      SQLite::Database db(path);
+      CHECK(db.execAndGet("PRAGMA user_version").getInt() ==
+            sqlite_checkpoint_store::kSchemaVersion);
+      CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 9);
+      CHECK(db.execAndGet("SELECT count(*) FROM sequences").getInt() == 0);
+    }  // closed: open() takes the file's exclusive lock
     // A second open finds the current version and migrates nothing.
     CHECK(sqlite_checkpoint_store::open(path).has_value());
   }
@@ -538,11 +543,15 @@ TEST_SUITE("retention") {
       CHECK(back->records == 0);  // the two migrated records were covered (and trimmed)
       CHECK(again.svc.sequences() == want.svc.sequences());
     }
-    SQLite::Database db(path);
-    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
-    CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 1);
-    CHECK(SQLite::Database(path + "-rows").execAndGet("SELECT count(*) FROM staged").getInt() == 0);
-    CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 4);
+    {
+      SQLite::Database db(path);
+      CHECK(db.execAndGet("PRAGMA user_version").getInt() ==
+            sqlite_checkpoint_store::kSchemaVersion);
+      CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 1);
+      CHECK(SQLite::Database(path + "-rows").execAndGet("SELECT count(*) FROM staged").getInt() ==
+            0);
+      CHECK(db.execAndGet("SELECT count(*) FROM expired_incarnations").getInt() == 4);
+    }  // closed: open() takes the file's exclusive lock
     // A second open finds the current version and migrates nothing.
     CHECK(sqlite_checkpoint_store::open(path).has_value());
   }
@@ -581,12 +590,16 @@ TEST_SUITE("retention") {
       CHECK(back->records == 0);
       CHECK(again.svc.sequences() == want.svc.sequences());
     }
-    SQLite::Database db(path);
-    CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
-    CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 2);
-    CHECK(db.execAndGet("SELECT log_floor FROM compaction").getInt() >= 1);
-    CHECK(SQLite::Database(path + "-rows").execAndGet("SELECT count(*) FROM staged").getInt() == 0);
-    CHECK(db.execAndGet("SELECT count(*) FROM log").getInt() == 0);
+    {
+      SQLite::Database db(path);
+      CHECK(db.execAndGet("PRAGMA user_version").getInt() ==
+            sqlite_checkpoint_store::kSchemaVersion);
+      CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 2);
+      CHECK(db.execAndGet("SELECT log_floor FROM compaction").getInt() >= 1);
+      CHECK(SQLite::Database(path + "-rows").execAndGet("SELECT count(*) FROM staged").getInt() ==
+            0);
+      CHECK(db.execAndGet("SELECT count(*) FROM log").getInt() == 0);
+    }  // closed: open() takes the file's exclusive lock
     const auto again = sqlite_checkpoint_store::open(path);
     REQUIRE(again.has_value());
     CHECK((*again)->migrated_from() == 0);
@@ -605,8 +618,14 @@ TEST_SUITE("retention") {
       REQUIRE(db.execAndGet("SELECT log_floor FROM compaction").getInt() == 1);
     }
     {
-      // A migration cut short by a crash leaves a rows file beside a schema-6 main file that
-      // does not refer to it: replaced, never read.
+      // A migration cut short by a crash leaves its record (the pair id it chose) in the main
+      // file, still at schema 6, and a rows file beside it: replaced, never read.
+      SQLite::Database db(path, SQLite::OPEN_READWRITE);
+      db.exec(
+          "CREATE TABLE migrating (id INTEGER PRIMARY KEY CHECK (id = 0), pair INTEGER "
+          "NOT NULL); INSERT INTO migrating VALUES (0, 99)");
+    }
+    {
       auto leftover = sqlite_rows_store::create(path + "-rows", 99);
       REQUIRE(leftover.has_value());
       fingerprint_row junk;
@@ -640,9 +659,10 @@ TEST_SUITE("retention") {
     SQLite::Database db(path);
     CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
     CHECK(db.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('fingerprints', "
-                        "'staged')")
+                        "'staged', 'migrating')")
               .getInt() == 0);
     CHECK(db.execAndGet("SELECT generation FROM compaction").getInt() == 2);
+    CHECK(db.execAndGet("SELECT pair FROM compaction").getInt64() == 99);
     CHECK(db.execAndGet("SELECT count(*) FROM log").getInt() == 0);
     SQLite::Database rows(path + "-rows");
     CHECK(rows.execAndGet("SELECT count(*) FROM staged").getInt() == 0);
@@ -650,6 +670,34 @@ TEST_SUITE("retention") {
     CHECK(rows.execAndGet("SELECT count(*) FROM fingerprints WHERE swarm = 'junk'").getInt() == 0);
     CHECK(rows.execAndGet("SELECT main FROM pair").getInt64() ==
           db.execAndGet("SELECT pair FROM compaction").getInt64());
+  }
+
+  TEST_CASE("a kept schema-6 database beside a rows file it did not make is refused, untouched") {
+    // An old backup of the main file put back beside a newer rows file: never migrated over it.
+    test::temp_dir dir;
+    const std::string path = kept_copy(dir, 6);
+    {
+      auto other = sqlite_rows_store::create(path + "-rows", 5);
+      REQUIRE(other.has_value());
+    }
+    const auto bytes = [](const std::string& f) {
+      std::ifstream in(f, std::ios::binary);
+      return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string main_before = bytes(path), rows_before = bytes(path + "-rows");
+    const auto opened = sqlite_checkpoint_store::open(path);
+    REQUIRE_FALSE(opened.has_value());
+    CHECK(opened.error().message() ==
+          "refusing " + path + ": it is of schema 6 (which has no rows file), but " + path +
+              "-rows beside it belongs to another database; move that file away; the file was "
+              "not modified");
+    CHECK(bytes(path + "-rows") == rows_before);
+    SQLite::Database db(path);
+    CHECK(db.execAndGet("PRAGMA user_version").getInt() == 6);
+    CHECK(db.execAndGet("SELECT count(*) FROM sqlite_master WHERE name = 'migrating'").getInt() ==
+          0);
+    CHECK(db.execAndGet("SELECT count(*) FROM fingerprints").getInt() > 0);
+    CHECK(bytes(path) == main_before);
   }
 
   TEST_CASE("a failed retention checkpoint merged with the next: the newer line wins") {

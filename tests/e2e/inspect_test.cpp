@@ -232,12 +232,21 @@ TEST_SUITE("inspect") {
   TEST_CASE("an unknown swarm, an unreachable daemon, a bad URL: one line and an exit status" *
             doctest::timeout(60)) {
     test::temp_dir dir;
-    unsigned short unused = 0;
-    {
-      daemon_process probe(dir.file(""), dir.file("probe.db"));
-      REQUIRE(probe.port() != 0);
-      unused = probe.port();
-    }
+    // A port bound here but not listening: connecting to it is refused, and no other test
+    // running meanwhile can take it (a stopped daemon's port could be, and then answered).
+    const int held = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(held >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(held, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(held, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    const unsigned short unused = ntohs(addr.sin_port);
+    struct closer {
+      int fd;
+      ~closer() { ::close(fd); }
+    } close_held{held};
     daemon_process d(dir.file(""), dir.file("lg.db"));
     REQUIRE_MESSAGE(d.port() != 0, d.log());
     const std::string at = "127.0.0.1:" + std::to_string(d.port());

@@ -80,4 +80,73 @@ fingerprint_stats fingerprint_entry::row() const {
   return r;
 }
 
+fingerprint_entry::fingerprint_entry(single_call_entry&& s)
+    : calls(1),
+      counted(s.counted),
+      first_seen(s.last_seen),
+      last_seen(s.last_seen),
+      label(std::move(s.label)),
+      in_top(s.in_top),
+      changed(s.changed) {
+  workers.push_back(s.worker);
+  if (s.has_result) results.push_back(s.result);
+  if (s.in_window) {
+    window.push_back({s.last_seen, s.worker, s.counted != 0});
+    tallies.push_back({s.worker, s.counted, 1});
+    window_counted = s.counted;
+  }
+}
+
+bool single_call_entry::fits(const fingerprint_entry& f) {
+  return f.calls == 1 && f.counted <= 1 && f.first_seen == f.last_seen && f.workers.size() == 1 &&
+         f.results.size() <= 1 && f.wasted.empty() && f.level == severity::none &&
+         !f.has_report() &&
+         (f.window.empty() ||
+          (f.window.size() == 1 &&
+           f.window[0] == window_call{f.last_seen, f.workers[0], f.counted == 1}));
+}
+
+bool single_call_entry::fits(const fingerprint_stats& r) {
+  return r.calls == 1 && r.counted <= 1 && r.first_seen == r.last_seen && r.workers.size() == 1 &&
+         r.results.size() <= 1 && r.wasted.empty() && r.booked.empty() &&
+         r.level == severity::none && r.level_t == 0 && r.level_calls == 0 &&
+         r.level_workers == 0 &&
+         (r.window.empty() ||
+          (r.window.size() == 1 &&
+           r.window[0] == window_call{r.last_seen, r.workers[0], r.counted == 1}));
+}
+
+single_call_entry::single_call_entry(fingerprint_entry&& f)
+    : last_seen(f.last_seen),
+      result(f.results.empty() ? 0 : f.results[0]),
+      label(std::move(f.label)),
+      worker(f.workers[0]),
+      counted(static_cast<std::uint8_t>(f.counted)),
+      in_top(f.in_top),
+      changed(f.changed),
+      has_result(!f.results.empty()),
+      in_window(!f.window.empty()) {}
+
+single_call_entry::single_call_entry(fingerprint_stats&& r)
+    : last_seen(r.last_seen),
+      result(r.results.empty() ? 0 : r.results[0]),
+      label(r.tool, r.summary),
+      worker(r.workers[0]),
+      counted(static_cast<std::uint8_t>(r.counted)),
+      has_result(!r.results.empty()),
+      in_window(!r.window.empty()) {}
+
+fingerprint_stats single_call_entry::row() const {
+  fingerprint_stats r;
+  r.tool = label.tool();
+  r.summary = label.summary();
+  r.calls = 1;
+  r.counted = counted;
+  r.first_seen = r.last_seen = last_seen;
+  r.workers.push_back(worker);
+  if (has_result) r.results.push_back(result);
+  if (in_window) r.window.push_back({last_seen, worker, counted != 0});
+  return r;
+}
+
 }  // namespace loopguard::daemon

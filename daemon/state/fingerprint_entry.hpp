@@ -56,6 +56,8 @@ struct declared_report {
   double queued_t = std::numeric_limits<double>::quiet_NaN();
 };
 
+struct single_call_entry;
+
 struct fingerprint_entry {
   // One worker's calls in the window (derived from `window`; rebuilt on restore).
   struct worker_tally {
@@ -66,6 +68,8 @@ struct fingerprint_entry {
 
   fingerprint_entry() = default;
   explicit fingerprint_entry(fingerprint_stats&& row) { assign(std::move(row)); }
+  // The same fingerprint in this form (fingerprint_table's conversion).
+  explicit fingerprint_entry(single_call_entry&& s);
   // Takes the row's fields (a restored row); the derived fields and the lift queue's time stay.
   void assign(fingerprint_stats&& row);
   fingerprint_stats row() const;
@@ -104,6 +108,35 @@ struct fingerprint_entry {
 
  private:
   std::unique_ptr<declared_report> report_;
+};
+
+// A fingerprint called once: one worker, at most one result, nothing wasted, never declared.
+// Most fingerprints of a large swarm are (a healthy agent seldom repeats a call exactly, and
+// every call makes two fingerprints), so a swarm's table holds them in this form: 32 bytes
+// instead of fingerprint_entry's 160 (docs/performance.md, "Fingerprints called once"). A
+// second call, a charge or a declaration needs the full form (fingerprint_table converts it).
+// The fields the state reads of any fingerprint have fingerprint_entry's names.
+struct single_call_entry {
+  static constexpr std::uint64_t calls = 1;
+  static constexpr severity level = severity::none;
+
+  single_call_entry() = default;
+  explicit single_call_entry(fingerprint_entry&& f);    // fits(f)
+  explicit single_call_entry(fingerprint_stats&& row);  // fits(row)
+  // Whether the fingerprint is one this form holds exactly (its row() gives it back).
+  static bool fits(const fingerprint_entry& f);
+  static bool fits(const fingerprint_stats& row);
+  fingerprint_stats row() const;
+
+  double last_seen = 0;  // the call's time, also its first_seen
+  std::uint64_t result = 0;
+  fingerprint_label label;
+  std::uint32_t worker = 0;
+  std::uint8_t counted = 0;  // 1: the call counted (it brought no new result)
+  bool in_top = false;
+  bool changed = false;
+  bool has_result : 1 = false;
+  bool in_window : 1 = false;  // the call is still in the window
 };
 
 }  // namespace loopguard::daemon

@@ -22,6 +22,13 @@
 // References to entries stay valid until their own erase, as with std::unordered_map;
 // iterators until the next insertion or erase.
 //
+// Two forms (a Small type given): an entry is held either as a Value or as a Small, in chunks of
+// its own kind, and the index says which (the slot's top bit). The owner decides when an entry
+// takes the small form (shrink()); anything that needs the full form gets it by full(), which
+// converts (Value(Small&&), Small(Value&&)). The reads that take either form are visit() and
+// for_each(), with a function that accepts both. Iterators, find() and at() are for tables of
+// one form.
+//
 // A Key is an unsigned integer, or a struct with a 64-bit `value` and a one-byte enum `kind`
 // (fingerprint_key).
 #pragma once
@@ -75,15 +82,68 @@ inline const bucket* no_buckets() {
 
 }  // namespace fingerprint_index
 
-template <class Key, class Value>
+// Entries that never move: chunks of 1024, a freed slot reused.
+template <class T>
+class entry_pool {
+ public:
+  static constexpr std::uint32_t kChunkBits = 10;  // 1024 entries per chunk
+  static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+
+  T& at(std::uint32_t i) {
+    return *std::launder(reinterpret_cast<T*>(&chunks_[i >> kChunkBits][i & (kChunk - 1)]));
+  }
+  const T& at(std::uint32_t i) const {
+    return *std::launder(reinterpret_cast<const T*>(&chunks_[i >> kChunkBits][i & (kChunk - 1)]));
+  }
+
+  template <class... Args>
+  std::uint32_t construct(Args&&... args) {
+    const bool reuse = !free_.empty();
+    const std::uint32_t i = reuse ? free_.back() : used_;
+    if (!reuse && (i >> kChunkBits) == chunks_.size()) {
+      chunks_.push_back(std::make_unique_for_overwrite<raw[]>(kChunk));
+    }
+    new (&chunks_[i >> kChunkBits][i & (kChunk - 1)]) T(std::forward<Args>(args)...);
+    if (reuse) {
+      free_.pop_back();
+    } else {
+      ++used_;
+    }
+    return i;
+  }
+
+  void destroy(std::uint32_t i) {
+    at(i).~T();
+    free_.push_back(i);
+  }
+
+  void reserve(std::size_t n) { chunks_.reserve((n + kChunk - 1) / kChunk); }
+  // Forgets every slot; the caller destroyed the entries.
+  void clear() {
+    chunks_.clear();
+    free_.clear();
+    used_ = 0;
+  }
+
+ private:
+  struct alignas(T) raw {
+    std::byte bytes[sizeof(T)];
+  };
+  std::vector<std::unique_ptr<raw[]>> chunks_;
+  std::vector<std::uint32_t> free_;  // slots below used_ that hold no entry
+  std::uint32_t used_ = 0;           // slots ever constructed, in order
+};
+
+template <class Key, class Value, class Small = void>
 class fingerprint_table {
  public:
   using value_type = std::pair<const Key, Value>;
+  using small_type = std::pair<const Key, std::conditional_t<std::is_void_v<Small>, char, Small>>;
+  static constexpr bool two_forms = !std::is_void_v<Small>;
 
  private:
   using bucket = fingerprint_index::bucket;
-  static constexpr std::uint32_t kChunkBits = 10;  // 1024 entries per chunk
-  static constexpr std::uint32_t kChunk = 1u << kChunkBits;
+  static constexpr std::uint32_t kSmall = 1u << 31;  // a slot of the small form
   static constexpr std::size_t kMinBuckets = 16;
   static constexpr std::size_t npos = ~std::size_t{0};
 
@@ -97,8 +157,8 @@ class fingerprint_table {
    public:
     basic_iterator() = default;
     basic_iterator(Table* t, std::size_t i) : table_(t), i_(i) {}
-    V& operator*() const { return table_->slot(table_->b_[i_].slot); }
-    V* operator->() const { return &table_->slot(table_->b_[i_].slot); }
+    V& operator*() const { return table_->big_.at(table_->b_[i_].slot); }
+    V* operator->() const { return &table_->big_.at(table_->b_[i_].slot); }
     basic_iterator& operator++() {
       i_ = table_->next_full(i_ + 1);
       return *this;
@@ -134,29 +194,135 @@ class fingerprint_table {
   std::size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
 
-  iterator begin() { return {this, next_full(0)}; }
-  iterator end() { return {this, buckets()}; }
-  const_iterator begin() const { return {this, next_full(0)}; }
-  const_iterator end() const { return {this, buckets()}; }
+  // Tables of one form.
+  iterator begin() requires(!two_forms) { return {this, next_full(0)}; }
+  iterator end() requires(!two_forms) { return {this, buckets()}; }
+  const_iterator begin() const requires(!two_forms) { return {this, next_full(0)}; }
+  const_iterator end() const requires(!two_forms) { return {this, buckets()}; }
 
-  iterator find(const Key& k) { return {this, find_or_end(k)}; }
-  const_iterator find(const Key& k) const { return {this, find_or_end(k)}; }
-  Value& at(const Key& k) {
-    const std::size_t i = find_bucket(k);
-    if (i == npos) throw std::out_of_range("fingerprint_table::at");
-    return slot(b_[i].slot).second;
-  }
-  const Value& at(const Key& k) const {
-    const std::size_t i = find_bucket(k);
-    if (i == npos) throw std::out_of_range("fingerprint_table::at");
-    return slot(b_[i].slot).second;
+  iterator find(const Key& k) requires(!two_forms) { return {this, find_or_end(k)}; }
+  const_iterator find(const Key& k) const requires(!two_forms) { return {this, find_or_end(k)}; }
+  Value& at(const Key& k) requires(!two_forms) { return big_.at(b_[bucket_at(k)].slot).second; }
+  const Value& at(const Key& k) const requires(!two_forms) {
+    return big_.at(b_[bucket_at(k)].slot).second;
   }
 
-  // Where the entry of `k` is (nullptr: none), for a hint to the CPU's cache: valid until the
-  // entry is erased.
-  const value_type* address(const Key& k) const {
+  // The entry of `k`, made from `args` (value-initialized without) when new; true when it was
+  // created.
+  template <class... Args>
+  std::pair<iterator, bool> try_emplace(const Key& k, Args&&... args) requires(!two_forms) {
+    const auto [i, found] = insert_point(k);
+    if (found) return {{this, i}, false};
+    place(i, k,
+          big_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                         std::forward_as_tuple(std::forward<Args>(args)...)));
+    return {{this, i}, true};
+  }
+  Value& operator[](const Key& k) requires(!two_forms) { return try_emplace(k).first->second; }
+
+  // Erases the entry at `pos`; the entries after it in its run move back one bucket each, so
+  // every iterator is invalid after it (references to other entries stay valid).
+  void erase(iterator pos) requires(!two_forms) { erase_bucket(pos.index()); }
+
+  // Either form: f(const Key&, Value&) or f(const Key&, Small&) for each entry, in the index's
+  // order (which depends on the seed).
+  template <class F>
+  void for_each(F&& f) {
+    for (std::size_t i = next_full(0); i < buckets(); i = next_full(i + 1)) apply(i, f);
+  }
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::size_t i = next_full(0); i < buckets(); i = next_full(i + 1)) apply(i, f);
+  }
+  // f(const Key&, Value&) or f(const Key&, Small&) for the entry of `k`; false: none.
+  template <class F>
+  bool visit(const Key& k, F&& f) {
     const std::size_t i = find_bucket(k);
-    return i == npos ? nullptr : &slot(b_[i].slot);
+    if (i != npos) apply(i, f);
+    return i != npos;
+  }
+  template <class F>
+  bool visit(const Key& k, F&& f) const {
+    const std::size_t i = find_bucket(k);
+    if (i != npos) apply(i, f);
+    return i != npos;
+  }
+  bool contains(const Key& k) const { return find_bucket(k) != npos; }
+
+  // The entry of `k` in its full form, or nullptr: absent, or held in the small form (which only
+  // full() converts).
+  Value* find_full(const Key& k) {
+    const std::size_t i = find_bucket(k);
+    return i == npos || (b_[i].slot & kSmall) ? nullptr : &big_.at(b_[i].slot).second;
+  }
+  const Value* find_full(const Key& k) const {
+    const std::size_t i = find_bucket(k);
+    return i == npos || (b_[i].slot & kSmall) ? nullptr : &big_.at(b_[i].slot).second;
+  }
+
+  // Two forms: the entry of `k` in its full form, converted from the small form or created
+  // (value-initialized) when absent; true when it was created.
+  std::pair<Value*, bool> full(const Key& k) requires two_forms {
+    const auto [i, found] = insert_point(k);
+    if (!found) {
+      place(i, k,
+            big_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                           std::forward_as_tuple()));
+      return {&big_.at(b_[i].slot).second, true};
+    }
+    if (b_[i].slot & kSmall) {
+      const std::uint32_t from = b_[i].slot & ~kSmall;
+      b_[i].slot = big_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                                  std::forward_as_tuple(std::move(small_.at(from).second)));
+      small_.destroy(from);
+    }
+    return {&big_.at(b_[i].slot).second, false};
+  }
+  // Two forms: converts the entry of `k` (present, full) to the small form. References to it
+  // are invalid after.
+  void shrink(const Key& k) requires two_forms {
+    bucket& b = b_[bucket_at(k)];
+    const std::uint32_t from = b.slot;
+    b.slot = kSmall | small_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                                       std::forward_as_tuple(std::move(big_.at(from).second)));
+    big_.destroy(from);
+  }
+  // Two forms: a new entry of `k` made from `args`, in the full or the small form (a restore).
+  // False when `k` was present (nothing changed).
+  template <class... Args>
+  bool emplace_full(const Key& k, Args&&... args) requires two_forms {
+    const auto [i, found] = insert_point(k);
+    if (!found) {
+      place(i, k,
+            big_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                           std::forward_as_tuple(std::forward<Args>(args)...)));
+    }
+    return !found;
+  }
+  template <class... Args>
+  bool emplace_small(const Key& k, Args&&... args) requires two_forms {
+    const auto [i, found] = insert_point(k);
+    if (!found) {
+      place(i, k,
+            kSmall | small_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                                      std::forward_as_tuple(std::forward<Args>(args)...)));
+    }
+    return !found;
+  }
+  // Erases the entry of `k` (false: none). References to other entries stay valid.
+  bool erase(const Key& k) {
+    const std::size_t i = find_bucket(k);
+    if (i != npos) erase_bucket(i);
+    return i != npos;
+  }
+
+  // The bytes of the entry of `k` (empty: none), for a hint to the CPU's cache: valid until
+  // the entry is erased or converted.
+  std::pair<const void*, std::size_t> address(const Key& k) const {
+    const std::size_t i = find_bucket(k);
+    if (i == npos) return {nullptr, 0};
+    if (b_[i].slot & kSmall) return {&small_.at(b_[i].slot & ~kSmall), sizeof(small_type)};
+    return {&big_.at(b_[i].slot), sizeof(value_type)};
   }
 
   // Asks the CPU to fetch the index bucket a lookup of `k` starts at (a hint: reads nothing of
@@ -168,52 +334,12 @@ class fingerprint_table {
     asm volatile("" : : "r"(p));
   }
 
-  // The entry of `k`, made from `args` (value-initialized without) when new; true when it was
-  // created.
-  template <class... Args>
-  std::pair<iterator, bool> try_emplace(const Key& k, Args&&... args) {
-    const std::uint64_t w = fingerprint_index::word_of(k);
-    const std::uint32_t tag = fingerprint_index::tag_of(k);
-    std::size_t i = home(w, tag);
-    for (;; i = (i + 1) & mask_) {
-      if (b_[i].tag == 0) break;
-      if (b_[i].word == w && b_[i].tag == tag) return {{this, i}, false};
-    }
-    if (size_ + 1 > max_load_) {
-      grow(std::max(kMinBuckets, 2 * buckets()));
-      i = free_bucket(w, tag);
-    }
-    const std::uint32_t s = construct(k, std::forward<Args>(args)...);
-    b_[i] = bucket{w, s, tag};
-    ++size_;
-    return {{this, i}, true};
-  }
-  Value& operator[](const Key& k) { return try_emplace(k).first->second; }
-
-  // Erases the entry at `pos`; the entries after it in its run move back one bucket each, so
-  // every iterator is invalid after it (references to other entries stay valid).
-  void erase(iterator pos) {
-    std::size_t hole = pos.index();
-    destroy(b_[hole].slot);
-    --size_;
-    for (std::size_t j = (hole + 1) & mask_; b_[j].tag != 0; j = (j + 1) & mask_) {
-      const std::size_t h = home(b_[j].word, b_[j].tag);
-      // The bucket at j may move back to the hole unless its home lies after the hole (in the
-      // run's cyclic order), i.e. closer to j than the hole is.
-      if (((j - h) & mask_) >= ((j - hole) & mask_)) {
-        b_[hole] = b_[j];
-        hole = j;
-      }
-    }
-    b_[hole] = bucket{};
-  }
-
   // Room for `n` entries without growing the index or allocating chunks one by one.
   void reserve(std::size_t n) {
     std::size_t want = kMinBuckets;
     while (max_load_of(want) < n) want *= 2;
     if (want > buckets()) grow(want);
-    chunks_.reserve((n + kChunk - 1) / kChunk);
+    big_.reserve(n);
   }
 
   // How many entries fit before the index grows.
@@ -235,21 +361,21 @@ class fingerprint_table {
   void clear() {
     if (size_ > 0) {
       for (std::size_t i = 0; i < buckets(); ++i) {
-        if (b_[i].tag != 0) slot(b_[i].slot).~value_type();
+        if (b_[i].tag == 0) continue;
+        if (b_[i].slot & kSmall) {
+          small_.at(b_[i].slot & ~kSmall).~small_type();
+        } else {
+          big_.at(b_[i].slot).~value_type();
+        }
         b_[i] = bucket{};
       }
     }
     size_ = 0;
-    chunks_.clear();
-    free_.clear();
-    used_ = 0;
+    big_.clear();
+    small_.clear();
   }
 
  private:
-  struct alignas(value_type) raw {
-    std::byte bytes[sizeof(value_type)];
-  };
-
   std::size_t buckets() const { return mask_ + 1; }
 
   // The bucket a lookup of the key (word, tag) starts at: the word mixed with this table's seed
@@ -269,9 +395,34 @@ class fingerprint_table {
       if (b.tag == 0) return npos;
     }
   }
+  std::size_t bucket_at(const Key& k) const {
+    const std::size_t i = find_bucket(k);
+    if (i == npos) throw std::out_of_range("fingerprint_table: no such key");
+    return i;
+  }
   std::size_t find_or_end(const Key& k) const {
     const std::size_t i = find_bucket(k);
     return i == npos ? buckets() : i;
+  }
+  // The bucket of `k` (true) or the empty bucket a new entry of `k` goes to (false), the index
+  // grown first when it is full.
+  std::pair<std::size_t, bool> insert_point(const Key& k) {
+    const std::uint64_t w = fingerprint_index::word_of(k);
+    const std::uint32_t tag = fingerprint_index::tag_of(k);
+    std::size_t i = home(w, tag);
+    for (;; i = (i + 1) & mask_) {
+      if (b_[i].tag == 0) break;
+      if (b_[i].word == w && b_[i].tag == tag) return {i, true};
+    }
+    if (size_ + 1 > max_load_) {
+      grow(std::max(kMinBuckets, 2 * buckets()));
+      i = free_bucket(w, tag);
+    }
+    return {i, false};
+  }
+  void place(std::size_t i, const Key& k, std::uint32_t slot) {
+    b_[i] = bucket{fingerprint_index::word_of(k), slot, fingerprint_index::tag_of(k)};
+    ++size_;
   }
   // The first empty bucket of the key's run (the key is not in the table).
   std::size_t free_bucket(std::uint64_t w, std::uint32_t tag) const {
@@ -283,6 +434,52 @@ class fingerprint_table {
   std::size_t next_full(std::size_t i) const {
     while (i < buckets() && b_[i].tag == 0) ++i;
     return i;
+  }
+
+  template <class F>
+  void apply(std::size_t i, F& f) {
+    if constexpr (two_forms) {
+      if (b_[i].slot & kSmall) {
+        auto& e = small_.at(b_[i].slot & ~kSmall);
+        f(e.first, e.second);
+        return;
+      }
+    }
+    auto& e = big_.at(b_[i].slot);
+    f(e.first, e.second);
+  }
+  template <class F>
+  void apply(std::size_t i, F& f) const {
+    if constexpr (two_forms) {
+      if (b_[i].slot & kSmall) {
+        const auto& e = small_.at(b_[i].slot & ~kSmall);
+        f(e.first, e.second);
+        return;
+      }
+    }
+    const auto& e = big_.at(b_[i].slot);
+    f(e.first, e.second);
+  }
+
+  // Erases the entry in bucket `hole`; the entries after it in its run move back one bucket
+  // each (no tombstones).
+  void erase_bucket(std::size_t hole) {
+    if (b_[hole].slot & kSmall) {
+      small_.destroy(b_[hole].slot & ~kSmall);
+    } else {
+      big_.destroy(b_[hole].slot);
+    }
+    --size_;
+    for (std::size_t j = (hole + 1) & mask_; b_[j].tag != 0; j = (j + 1) & mask_) {
+      const std::size_t h = home(b_[j].word, b_[j].tag);
+      // The bucket at j may move back to the hole unless its home lies after the hole (in the
+      // run's cyclic order), i.e. closer to j than the hole is.
+      if (((j - h) & mask_) >= ((j - hole) & mask_)) {
+        b_[hole] = b_[j];
+        hole = j;
+      }
+    }
+    b_[hole] = bucket{};
   }
 
   // Moves the index to `n` buckets (a power of two, above the entries held).
@@ -299,38 +496,6 @@ class fingerprint_table {
     storage_ = std::move(next);
   }
 
-  value_type& slot(std::uint32_t i) {
-    return *std::launder(
-        reinterpret_cast<value_type*>(&chunks_[i >> kChunkBits][i & (kChunk - 1)]));
-  }
-  const value_type& slot(std::uint32_t i) const {
-    return *std::launder(
-        reinterpret_cast<const value_type*>(&chunks_[i >> kChunkBits][i & (kChunk - 1)]));
-  }
-
-  template <class... Args>
-  std::uint32_t construct(const Key& k, Args&&... args) {
-    const bool reuse = !free_.empty();
-    const std::uint32_t i = reuse ? free_.back() : used_;
-    if (!reuse && (i >> kChunkBits) == chunks_.size()) {
-      chunks_.push_back(std::make_unique_for_overwrite<raw[]>(kChunk));
-    }
-    new (&chunks_[i >> kChunkBits][i & (kChunk - 1)])
-        value_type(std::piecewise_construct, std::forward_as_tuple(k),
-                   std::forward_as_tuple(std::forward<Args>(args)...));
-    if (reuse) {
-      free_.pop_back();
-    } else {
-      ++used_;
-    }
-    return i;
-  }
-
-  void destroy(std::uint32_t i) {
-    slot(i).~value_type();
-    free_.push_back(i);
-  }
-
   void swap(fingerprint_table& o) noexcept {
     std::swap(seeds_, o.seeds_);
     storage_.swap(o.storage_);
@@ -338,9 +503,8 @@ class fingerprint_table {
     std::swap(mask_, o.mask_);
     std::swap(max_load_, o.max_load_);
     std::swap(size_, o.size_);
-    chunks_.swap(o.chunks_);
-    free_.swap(o.free_);
-    std::swap(used_, o.used_);
+    std::swap(big_, o.big_);
+    std::swap(small_, o.small_);
   }
 
   hash_seed seeds_ = next_hash_seed();  // each table its own (hash_seeds.hpp)
@@ -350,9 +514,8 @@ class fingerprint_table {
   std::size_t mask_ = 0;      // buckets - 1
   std::size_t max_load_ = 0;  // max_load_of(buckets)
   std::size_t size_ = 0;
-  std::vector<std::unique_ptr<raw[]>> chunks_;
-  std::vector<std::uint32_t> free_;  // slots below used_ that hold no entry
-  std::uint32_t used_ = 0;           // slots ever constructed, in order
+  entry_pool<value_type> big_;
+  entry_pool<small_type> small_;  // unused with one form
 };
 
 }  // namespace loopguard::daemon

@@ -13,6 +13,16 @@ namespace {
 
 // Remembers a call's result (up to `max` distinct ones); false when the call brought a new one:
 // progress, not counted (when progress_aware).
+// Whether `worker`'s last call of the fingerprint in its window counted.
+bool last_call_counted(const fingerprint_entry& f, std::uint32_t worker) {
+  const auto last = std::find_if(f.window.rbegin(), f.window.rend(),
+                                 [&](const window_call& c) { return c.worker == worker; });
+  return last != f.window.rend() && last->counted;
+}
+bool last_call_counted(const single_call_entry& f, std::uint32_t worker) {
+  return f.in_window && f.worker == worker && f.counted != 0;
+}
+
 bool note_result(fingerprint_entry& f, std::optional<std::uint64_t> result, bool progress_aware,
                  std::size_t max) {
   if (!result) return true;
@@ -112,12 +122,11 @@ void shared_economics_state::read_ahead::fetch_buckets(std::size_t i) const {
 }
 
 void shared_economics_state::read_ahead::fetch_entries(std::size_t i) const {
-  using value_type = decltype(swarm_->fingerprints)::value_type;
   const protocol::event& ev = batch_[i];
   for (const fingerprint_key k : {fingerprint_key{fingerprint_kind::exact, ev.exact},
                                   fingerprint_key{fingerprint_kind::structural, ev.structural}}) {
-    fetch_lines(reinterpret_cast<const char*>(swarm_->fingerprints.address(k)), sizeof(value_type),
-                sizeof(value_type));
+    const auto [p, n] = swarm_->fingerprints.address(k);
+    fetch_lines(static_cast<const char*>(p), n, n);
   }
 }
 
@@ -133,9 +142,9 @@ void shared_economics_state::read_ahead::fetch_blocks(std::size_t i) const {
   const protocol::event& ev = batch_[i];
   for (const fingerprint_key k : {fingerprint_key{fingerprint_kind::exact, ev.exact},
                                   fingerprint_key{fingerprint_kind::structural, ev.structural}}) {
-    const auto it = swarm_->fingerprints.find(k);
-    if (it == swarm_->fingerprints.end()) continue;
-    const entry& f = it->second;
+    const entry* found = swarm_->fingerprints.find_full(k);
+    if (found == nullptr) continue;  // absent, or called once (no blocks)
+    const entry& f = *found;
     // Each block beyond its inline part, its first lines (where a call's work begins).
     if (f.window.size() > 1) {
       fetch_lines(&f.window.front(), 1, 64);
@@ -299,8 +308,8 @@ protocol::verdict shared_economics_state::budget_verdict(const std::string& name
 std::optional<protocol::verdict> shared_economics_state::touch(
     const std::string& name, swarm& s, const fingerprint_key& key, const swarm_event& e,
     std::uint32_t worker, std::vector<protocol::verdict>& lifted) {
-  auto [it, inserted] = s.fingerprints.try_emplace(key);
-  entry& f = it->second;
+  auto [found, inserted] = s.fingerprints.full(key);
+  entry& f = *found;
   if (inserted) {
     f.label = fingerprint_label(e.tool, e.summary);
     f.first_seen = f.last_seen = e.t;
@@ -329,8 +338,9 @@ std::optional<protocol::verdict> shared_economics_state::touch(
     lifted.push_back(lift(name, s, key, f));
   }
   const judgement j = judge(f);
-  if (j.level <= f.level) return std::nullopt;
-  return declare(name, s, key, f, j, e.t);
+  if (j.level > f.level) return declare(name, s, key, f, j, e.t);
+  if (single::fits(f)) s.fingerprints.shrink(key);  // f is gone
+  return std::nullopt;
 }
 
 void shared_economics_state::waste(swarm& s, const fingerprint_key& key, entry& f,
@@ -355,14 +365,14 @@ void shared_economics_state::charge(swarm& s, const swarm_event& e) {
   if (w == s.worker_ids.end()) return;
   for (const fingerprint_key key : {fingerprint_key{fingerprint_kind::exact, e.exact},
                                     fingerprint_key{fingerprint_kind::structural, e.structural}}) {
-    const auto it = s.fingerprints.find(key);
-    if (it == s.fingerprints.end()) continue;
-    const auto& window = it->second.window;
-    const auto last = std::find_if(window.rbegin(), window.rend(),
-                                   [&](const window_call& c) { return c.worker == w->second; });
-    if (last == window.rend() || !last->counted) continue;
-    waste(s, key, it->second, e.spent);
-    mark_changed(s, key, it->second);
+    bool last_counted = false;  // the worker's last call in the window counted
+    s.fingerprints.visit(key, [&](const fingerprint_key&, const auto& f) {
+      last_counted = last_call_counted(f, w->second);
+    });
+    if (!last_counted) continue;
+    entry& f = *s.fingerprints.full(key).first;
+    waste(s, key, f, e.spent);
+    mark_changed(s, key, f);
   }
 }
 
@@ -491,10 +501,9 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
   const std::size_t target = cap - cap / 64;
   std::vector<std::pair<double, fingerprint_key>> coldest;
   coldest.reserve(s.fingerprints.size());
-  for (const auto& [key, f] : s.fingerprints) {
-    if (key == keep_a || key == keep_b) continue;
-    coldest.emplace_back(f.last_seen, key);
-  }
+  s.fingerprints.for_each([&](const fingerprint_key& key, const auto& f) {
+    if (key != keep_a && key != keep_b) coldest.emplace_back(f.last_seen, key);
+  });
   const std::size_t n = std::min(coldest.size(), s.fingerprints.size() - target);
   std::nth_element(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n),
                    coldest.end());
@@ -504,14 +513,16 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
   std::sort(coldest.begin(), coldest.begin() + static_cast<std::ptrdiff_t>(n));
   bool lost_top = false;
   for (std::size_t i = 0; i < n; ++i) {
-    const auto victim = s.fingerprints.find(coldest[i].second);
+    const fingerprint_key& key = coldest[i].second;
     // An active verdict no longer counted would never be lifted: lift it now.
-    if (victim->second.level != severity::none && options_.lift_verdicts) {
-      lifted.push_back(lift(name, s, victim->first, victim->second));
+    if (entry* f = s.fingerprints.find_full(key);
+        f != nullptr && f->level != severity::none && options_.lift_verdicts) {
+      lifted.push_back(lift(name, s, key, *f));
     }
-    lost_top |= forget(s, victim->first, victim->second);
-    s.fingerprints.erase(victim);
-    s.erased.insert(coldest[i].second);
+    s.fingerprints.visit(
+        key, [&](const fingerprint_key& k, const auto& f) { lost_top |= forget(s, k, f); });
+    s.fingerprints.erase(key);
+    s.erased.insert(key);
   }
   if (lost_top) rebuild_top(s);
   evictions_ += n;
@@ -576,9 +587,10 @@ void shared_economics_state::sweep(const std::string& name, swarm& s,
     std::pop_heap(s.expiries.begin(), s.expiries.end(), later_t{});
     const expiry x = s.expiries.back();
     s.expiries.pop_back();
-    const auto it = s.fingerprints.find(x.key);
-    if (it == s.fingerprints.end() || !(it->second.queued_t() == x.t)) continue;  // stale
-    entry& f = it->second;
+    // Stale, or erased (a fingerprint called once is never queued: it is never declared).
+    entry* found = s.fingerprints.find_full(x.key);
+    if (found == nullptr || !(found->queued_t() == x.t)) continue;
+    entry& f = *found;
     f.report().queued_t = std::numeric_limits<double>::quiet_NaN();
     if (f.level == severity::none) continue;  // lifted meanwhile
     const std::size_t before = f.window.size();

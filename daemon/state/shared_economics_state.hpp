@@ -204,6 +204,7 @@ class shared_economics_state {
  private:
   using worker_tally = fingerprint_entry::worker_tally;
   using entry = fingerprint_entry;
+  using single = single_call_entry;
   // A declared fingerprint cannot fall below its level before the clock is a window past `t`
   // (lift_time()); then the sweep re-judges it.
   struct expiry {
@@ -230,7 +231,8 @@ class shared_economics_state {
     severity cycle_level = severity::none;
     std::vector<std::string> worker_names;
     std::unordered_map<std::string, std::uint32_t> worker_ids;
-    fingerprint_table<fingerprint_key, entry> fingerprints;
+    // Fingerprints called once are held as single_call_entry (touch() shrinks them).
+    fingerprint_table<fingerprint_key, entry, single_call_entry> fingerprints;
     // The read views, kept as events arrive so no view walks the fingerprints.
     std::uint64_t exact_calls = 0;  // calls of the exact fingerprints held
     std::unordered_set<fingerprint_key, fingerprint_key_hash> declared;  // level != none
@@ -280,16 +282,22 @@ class shared_economics_state {
                                          std::uint32_t worker,
                                          std::vector<protocol::verdict>& lifted);
   void expire(entry& f, double now) const;
-  static void mark_changed(swarm& s, const fingerprint_key& key, entry& f) {
+  // `f` in either form (entry, single_call_entry).
+  template <class E>
+  static void mark_changed(swarm& s, const fingerprint_key& key, E& f) {
     if (f.changed) return;
     f.changed = true;
     s.changed.push_back(key);
   }
   // The read views: rank() after a fingerprint's counts grew, account() for a restored row,
   // forget() before an entry is erased (true when it held a top slot), rebuild_top() after.
-  static void rank(swarm& s, const fingerprint_key& key, entry& f);
-  void account(swarm& s, const fingerprint_key& key, entry& f) const;
-  static bool forget(swarm& s, const fingerprint_key& key, const entry& f);
+  // Each takes a fingerprint in either form (entry, single_call_entry).
+  template <class E>
+  static void rank(swarm& s, const fingerprint_key& key, E& f);
+  template <class E>
+  void account(swarm& s, const fingerprint_key& key, E& f) const;
+  template <class E>
+  static bool forget(swarm& s, const fingerprint_key& key, const E& f);
   static void rebuild_top(swarm& s);
   void push_call(entry& f, const window_call& c) const;
   void pop_call(entry& f) const;
@@ -320,6 +328,10 @@ class shared_economics_state {
   std::uint64_t digest_of(std::string_view name, const swarm& s) const;
   static swarm_row swarm_row_of(const std::string& name, const swarm& s);
   static void snapshot_into(const std::string& name, const swarm& s, state_snapshot& out);
+  static fingerprint_stats row_of(const swarm& s, const fingerprint_key& key);  // present
+  static void take_changed(const std::string& name, swarm& s, const fingerprint_key& key,
+                           state_changes& out);
+  void restore_row(swarm& s, fingerprint_row& r);
   protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key, const entry& f,
                                bool by_cap) const;
 

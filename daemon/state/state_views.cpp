@@ -43,10 +43,10 @@ class digest_writer {
 }  // namespace
 
 std::uint64_t shared_economics_state::digest_of(std::string_view name, const swarm& s) const {
-  std::vector<const std::pair<const fingerprint_key, entry>*> rows;
-  rows.reserve(s.fingerprints.size());
-  for (const auto& kv : s.fingerprints) rows.push_back(&kv);
-  std::sort(rows.begin(), rows.end(), [](auto* a, auto* b) { return a->first < b->first; });
+  std::vector<fingerprint_key> keys;
+  keys.reserve(s.fingerprints.size());
+  s.fingerprints.for_each([&](const fingerprint_key& key, const auto&) { keys.push_back(key); });
+  std::sort(keys.begin(), keys.end());
   digest_writer w;
   w.str("loopguard-swarm-digest-v2");
   w.str(name);
@@ -63,13 +63,14 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
     w.u64(h.spent.tokens);
     w.f64(h.spent.amount);
   }
-  w.u64(rows.size());
+  w.u64(keys.size());
   std::vector<std::string_view> names;
-  for (const auto* kv : rows) {
-    const entry& f = kv->second;
-    w.u64(static_cast<std::uint64_t>(kv->first.kind));
-    w.u64(kv->first.value);
-    w.str(f.label.tool());
+  for (const fingerprint_key& key : keys) {
+    fingerprint_stats f;  // either form, as its row
+    s.fingerprints.visit(key, [&](const fingerprint_key&, const auto& e) { f = e.row(); });
+    w.u64(static_cast<std::uint64_t>(key.kind));
+    w.u64(key.value);
+    w.str(f.tool);
     w.u64(f.calls);
     w.u64(f.counted);
     w.f64(f.first_seen);
@@ -77,9 +78,8 @@ std::uint64_t shared_economics_state::digest_of(std::string_view name, const swa
     w.u64(static_cast<std::uint64_t>(f.level));
     w.u64(f.wasted.tokens);
     w.f64(f.wasted.amount);
-    const protocol::cost booked = f.booked();
-    w.u64(booked.tokens);
-    w.f64(booked.amount);
+    w.u64(f.booked.tokens);
+    w.f64(f.booked.amount);
     // Worker names, not indexes: indexes depend on arrival order.
     names.clear();
     for (auto id : f.workers) names.push_back(s.worker_names[id]);
@@ -121,7 +121,8 @@ bool hotter(const Slot& a, const Slot& b) {
 // The top view holds the kTopKept hottest fingerprints. Counts only grow, so a fingerprint
 // outside it can enter only when its own counts grow, i.e. when rank() sees it; only an erased
 // member (eviction) leaves a hole, which rebuild_top() fills from every fingerprint.
-void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f) {
+template <class E>
+void shared_economics_state::rank(swarm& s, const fingerprint_key& key, E& f) {
   const top_slot mine{key, f.counted, f.calls};
   auto& top = s.top;
   std::size_t i = 0;
@@ -131,7 +132,8 @@ void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f
   } else {
     if (top.size() == kTopKept && !hotter(mine, top.back())) return;
     if (top.size() == kTopKept) {
-      s.fingerprints.find(top.back().key)->second.in_top = false;
+      s.fingerprints.visit(top.back().key,
+                           [](const fingerprint_key&, auto& out) { out.in_top = false; });
       top.pop_back();
     }
     top.push_back(mine);
@@ -141,17 +143,21 @@ void shared_economics_state::rank(swarm& s, const fingerprint_key& key, entry& f
   for (; i > 0 && hotter(top[i], top[i - 1]); --i) std::swap(top[i], top[i - 1]);
 }
 
-void shared_economics_state::account(swarm& s, const fingerprint_key& key, entry& f) const {
+template <class E>
+void shared_economics_state::account(swarm& s, const fingerprint_key& key, E& f) const {
   if (key.kind == fingerprint_kind::exact) s.exact_calls += f.calls;
-  if (f.level != severity::none) {
-    s.declared.insert(key);
-    // Never later than where the uninterrupted state has it queued (lift_time()).
-    if (options_.lift_verdicts && !f.queued()) schedule(s, key, f);
+  if constexpr (std::is_same_v<E, entry>) {
+    if (f.level != severity::none) {
+      s.declared.insert(key);
+      // Never later than where the uninterrupted state has it queued (lift_time()).
+      if (options_.lift_verdicts && !f.queued()) schedule(s, key, f);
+    }
   }
   rank(s, key, f);
 }
 
-bool shared_economics_state::forget(swarm& s, const fingerprint_key& key, const entry& f) {
+template <class E>
+bool shared_economics_state::forget(swarm& s, const fingerprint_key& key, const E& f) {
   if (key.kind == fingerprint_kind::exact) s.exact_calls -= f.calls;
   if (f.level != severity::none) s.declared.erase(key);
   if (!f.in_top) return false;
@@ -161,9 +167,15 @@ bool shared_economics_state::forget(swarm& s, const fingerprint_key& key, const 
 
 void shared_economics_state::rebuild_top(swarm& s) {
   s.top.clear();
-  for (auto& [key, f] : s.fingerprints) f.in_top = false;
-  for (auto& [key, f] : s.fingerprints) rank(s, key, f);
+  s.fingerprints.for_each([](const fingerprint_key&, auto& f) { f.in_top = false; });
+  s.fingerprints.for_each([&](const fingerprint_key& key, auto& f) { rank(s, key, f); });
 }
+
+// The forms of a fingerprint (touch() and the eviction in shared_economics_state.cpp use these).
+template void shared_economics_state::rank(swarm&, const fingerprint_key&, entry&);
+template void shared_economics_state::rank(swarm&, const fingerprint_key&, single&);
+template bool shared_economics_state::forget(swarm&, const fingerprint_key&, const entry&);
+template bool shared_economics_state::forget(swarm&, const fingerprint_key&, const single&);
 
 std::optional<swarm_summary> shared_economics_state::summary(std::string_view name) const {
   const auto it = swarms_.find(name);
@@ -210,20 +222,22 @@ std::vector<fingerprint_row> shared_economics_state::top_fingerprints(std::strin
     rows.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       const auto& key = s.top[i].key;
-      rows.push_back({it->first, key, s.fingerprints.at(key).row()});
+      rows.push_back({it->first, key, row_of(s, key)});
     }
     return rows;
   }
   // Ranked by their counts; only the n chosen are copied out as rows.
   std::vector<top_slot> order;
   order.reserve(s.fingerprints.size());
-  for (const auto& [key, f] : s.fingerprints) order.push_back({key, f.counted, f.calls});
+  s.fingerprints.for_each([&](const fingerprint_key& key, const auto& f) {
+    order.push_back({key, f.counted, f.calls});
+  });
   n = std::min(n, order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
                     hotter<top_slot>);
   rows.reserve(n);
   for (std::size_t i = 0; i < n; ++i) {
-    rows.push_back({it->first, order[i].key, s.fingerprints.at(order[i].key).row()});
+    rows.push_back({it->first, order[i].key, row_of(s, order[i].key)});
   }
   return rows;
 }
@@ -234,7 +248,9 @@ std::vector<protocol::verdict> shared_economics_state::verdicts(std::string_view
   std::vector<protocol::verdict> out;
   out.reserve(it->second.declared.size());
   for (const auto& key : it->second.declared) {
-    const entry& e = it->second.fingerprints.at(key);
+    const entry* found = it->second.fingerprints.find_full(key);
+    if (found == nullptr) continue;  // never: a declared fingerprint is held in full
+    const entry& e = *found;
     // A warning held while fewer counted calls than the threshold are in the window is the
     // cap's (judge(): only the cap declares below the threshold): it keeps the cap's message.
     const bool by_cap = e.level == severity::warn && e.window_counted < rules_.threshold;
@@ -286,6 +302,24 @@ state_counters shared_economics_state::counters() const {
   return c;
 }
 
+fingerprint_stats shared_economics_state::row_of(const swarm& s, const fingerprint_key& key) {
+  fingerprint_stats row;
+  const bool found =
+      s.fingerprints.visit(key, [&](const fingerprint_key&, const auto& f) { row = f.row(); });
+  if (!found) throw std::out_of_range("row_of: no such fingerprint");
+  return row;
+}
+
+// The row of a fingerprint listed as changed, unless it was erased or listed twice.
+void shared_economics_state::take_changed(const std::string& name, swarm& s,
+                                          const fingerprint_key& key, state_changes& out) {
+  s.fingerprints.visit(key, [&](const fingerprint_key&, auto& f) {
+    if (!f.changed) return;
+    f.changed = false;
+    out.fingerprints.push_back({name, key, f.row()});
+  });
+}
+
 state_changes shared_economics_state::take_changes() {
   state_changes out;
   out.cleared_swarms = std::move(cleared_);
@@ -297,12 +331,7 @@ state_changes shared_economics_state::take_changes() {
       out.workers.push_back({name, id, s.worker_names[id]});
     }
     s.workers_persisted = static_cast<std::uint32_t>(s.worker_names.size());
-    for (const auto& key : s.changed) {
-      const auto it = s.fingerprints.find(key);
-      if (it == s.fingerprints.end() || !it->second.changed) continue;  // erased, or listed twice
-      it->second.changed = false;
-      out.fingerprints.push_back({name, key, it->second.row()});
-    }
+    for (const auto& key : s.changed) take_changed(name, s, key, out);
     for (const auto& key : s.erased) out.erased.push_back({name, key});
     s.changed.clear();
     s.erased.clear();
@@ -324,10 +353,7 @@ state_changes shared_economics_state::take_changes_part(std::size_t limit) {
     while (!s.changed.empty() && out.erased.size() + out.fingerprints.size() < limit) {
       const fingerprint_key key = s.changed.back();
       s.changed.pop_back();
-      const auto it = s.fingerprints.find(key);
-      if (it == s.fingerprints.end() || !it->second.changed) continue;  // erased, or listed twice
-      it->second.changed = false;
-      out.fingerprints.push_back({name, key, it->second.row()});
+      take_changed(name, s, key, out);
     }
     if (out.erased.size() + out.fingerprints.size() >= limit) break;
   }
@@ -341,13 +367,12 @@ void shared_economics_state::snapshot_into(const std::string& name, const swarm&
     out.workers.push_back({name, id, s.worker_names[id]});
   }
   // By key: the table's order depends on its random seed (fingerprint_table.hpp). The keys are
-  // sorted with their entries' addresses, and each row is copied once, in order.
-  std::vector<std::pair<fingerprint_key, const entry*>> order;
-  order.reserve(s.fingerprints.size());
-  for (const auto& [key, f] : s.fingerprints) order.emplace_back(key, &f);
-  std::sort(order.begin(), order.end(),
-            [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& [key, f] : order) out.fingerprints.push_back({name, key, f->row()});
+  // sorted, and each row is copied once, in order.
+  std::vector<fingerprint_key> keys;
+  keys.reserve(s.fingerprints.size());
+  s.fingerprints.for_each([&](const fingerprint_key& key, const auto&) { keys.push_back(key); });
+  std::sort(keys.begin(), keys.end());
+  for (const auto& key : keys) out.fingerprints.push_back({name, key, row_of(s, key)});
 }
 
 swarm_row shared_economics_state::swarm_row_of(const std::string& name, const swarm& s) {
@@ -410,6 +435,24 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
   }
 }
 
+// A restored row, in the small form when it fits; a row given twice: the later one wins.
+void shared_economics_state::restore_row(swarm& s, fingerprint_row& r) {
+  if (s.fingerprints.contains(r.key)) {
+    entry& f = *s.fingerprints.full(r.key).first;
+    f.assign(std::move(r.stats));
+    rebuild_tallies(f);
+    account(s, r.key, f);
+  } else if (single::fits(r.stats)) {
+    s.fingerprints.emplace_small(r.key, std::move(r.stats));
+    s.fingerprints.visit(r.key, [&](const fingerprint_key& key, auto& f) { account(s, key, f); });
+  } else {
+    s.fingerprints.emplace_full(r.key, std::move(r.stats));
+    entry& f = *s.fingerprints.find_full(r.key);
+    rebuild_tallies(f);
+    account(s, r.key, f);
+  }
+}
+
 void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& rows) {
   // Rows arrive grouped by swarm (the store's key order): look the swarm up once per run, and
   // grow its table geometrically ahead of the run (chunks would otherwise rehash each time).
@@ -435,11 +478,7 @@ void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& 
       }
     }
     if (i + kAhead < run_end) s->fingerprints.prefetch(rows[i + kAhead].key);
-    auto [it, inserted] = s->fingerprints.try_emplace(r.key, std::move(r.stats));
-    entry& f = it->second;
-    if (!inserted) f.assign(std::move(r.stats));  // a row given twice: the later one wins
-    rebuild_tallies(f);
-    account(*s, r.key, f);
+    restore_row(*s, r);
   }
 }
 

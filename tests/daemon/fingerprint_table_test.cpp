@@ -257,3 +257,123 @@ TEST_SUITE("fingerprint table") {
     CHECK_FALSE(set.contains({fingerprint_kind::structural, 77 * buckets + 1}));
   }
 }
+
+namespace {
+
+// Two forms for the table: a big entry, and a small one holding only `n` (a big entry with
+// an empty text).
+struct small_value;
+struct big_value {
+  std::uint64_t n = 0;
+  std::string text;  // a heap block for the sanitizers to watch
+  big_value() = default;
+  big_value(std::uint64_t v, std::string t) : n(v), text(std::move(t)) {}
+  explicit big_value(small_value&& s);
+};
+struct small_value {
+  std::uint64_t n = 0;
+  explicit small_value(std::uint64_t v) : n(v) {}
+  explicit small_value(big_value&& b) : n(b.n) {}
+};
+big_value::big_value(small_value&& s) : n(s.n) {}
+
+using two_forms = fingerprint_table<std::uint64_t, big_value, small_value>;
+
+struct seen {
+  std::uint64_t n = 0;
+  bool small = false;
+};
+
+std::map<std::uint64_t, seen> contents(const two_forms& t) {
+  std::map<std::uint64_t, seen> out;
+  t.for_each([&](std::uint64_t k, const auto& v) {
+    const bool small = std::is_same_v<std::decay_t<decltype(v)>, small_value>;
+    CHECK(out.emplace(k, seen{v.n, small}).second);  // each key once
+  });
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("fingerprint table") {
+  TEST_CASE("two forms: entries convert both ways and agree with std::map under random steps") {
+    two_forms t;
+    std::map<std::uint64_t, seen> model;
+    std::mt19937_64 rng(20261127);
+    for (int step = 0; step < 60000; ++step) {
+      const std::uint64_t k = rng() % 3000;
+      const auto it = model.find(k);
+      switch (rng() % 5) {
+        case 0: {  // full(): created, or converted from the small form
+          auto [v, created] = t.full(k);
+          CHECK(created == (it == model.end()));
+          if (created) {
+            v->n = k * 7;
+            v->text = "made";  // every full entry has a text, a converted one none yet
+            model[k] = {k * 7, false};
+          } else {
+            CHECK(v->n == it->second.n);
+            CHECK(v->text.empty() == it->second.small);  // a converted entry has no text
+            if (it->second.small) v->text = "converted";
+            it->second.small = false;
+          }
+          break;
+        }
+        case 1:  // shrink() a full entry
+          if (it != model.end() && !it->second.small) {
+            t.shrink(k);
+            it->second.small = true;
+          }
+          break;
+        case 2: {  // emplace_small() or emplace_full() a new one
+          const bool small = rng() % 2 == 0;
+          const bool made = small ? t.emplace_small(k, k) : t.emplace_full(k, k, "text");
+          CHECK(made == (it == model.end()));
+          if (made) model[k] = {k, small};
+          break;
+        }
+        case 3:
+          CHECK(t.erase(k) == (it != model.end()));
+          if (it != model.end()) model.erase(it);
+          break;
+        default: {  // lookups of either form
+          bool visited = false;
+          t.visit(k, [&](std::uint64_t key, const auto& v) {
+            visited = true;
+            CHECK(key == k);
+            CHECK(v.n == it->second.n);
+          });
+          CHECK(visited == (it != model.end()));
+          CHECK(t.contains(k) == (it != model.end()));
+          const big_value* full = t.find_full(k);
+          CHECK((full != nullptr) == (it != model.end() && !it->second.small));
+          const auto [p, n] = t.address(k);
+          CHECK((p != nullptr) == (it != model.end()));
+          if (p != nullptr) {
+            CHECK(n == (it->second.small ? sizeof(two_forms::small_type)
+                                         : sizeof(two_forms::value_type)));
+          }
+        }
+      }
+      CHECK(t.size() == model.size());
+      if (step % 5000 == 0) {
+        const auto now = contents(t);
+        CHECK(now.size() == model.size());
+        for (const auto& [key, s] : model) {
+          const auto got = now.find(key);
+          REQUIRE(got != now.end());
+          CHECK(got->second.n == s.n);
+          CHECK(got->second.small == s.small);
+        }
+      }
+    }
+    // A moved table keeps both forms; clear() destroys both (the sanitizers check the texts).
+    two_forms moved = std::move(t);
+    CHECK(moved.size() == model.size());
+    CHECK(contents(moved).size() == model.size());
+    moved.clear();
+    CHECK(moved.empty());
+    CHECK(contents(moved).empty());
+    CHECK(moved.full(1).second);
+  }
+}

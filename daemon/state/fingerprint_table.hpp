@@ -287,27 +287,25 @@ class fingerprint_table {
                                        std::forward_as_tuple(std::move(big_.at(from).second)));
     big_.destroy(from);
   }
-  // Two forms: a new entry of `k` made from `args`, in the full or the small form (a restore).
-  // False when `k` was present (nothing changed).
+  // Two forms: a new entry of `k` made from `args`, in the full or the small form (a restore);
+  // nullptr when `k` was present (nothing changed, `args` untouched).
   template <class... Args>
-  bool emplace_full(const Key& k, Args&&... args) requires two_forms {
+  Value* emplace_full(const Key& k, Args&&... args) requires two_forms {
     const auto [i, found] = insert_point(k);
-    if (!found) {
-      place(i, k,
-            big_.construct(std::piecewise_construct, std::forward_as_tuple(k),
-                           std::forward_as_tuple(std::forward<Args>(args)...)));
-    }
-    return !found;
+    if (found) return nullptr;
+    const std::uint32_t slot = big_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                                              std::forward_as_tuple(std::forward<Args>(args)...));
+    place(i, k, slot);
+    return &big_.at(slot).second;
   }
   template <class... Args>
-  bool emplace_small(const Key& k, Args&&... args) requires two_forms {
+  Small* emplace_small(const Key& k, Args&&... args) requires two_forms {
     const auto [i, found] = insert_point(k);
-    if (!found) {
-      place(i, k,
-            kSmall | small_.construct(std::piecewise_construct, std::forward_as_tuple(k),
-                                      std::forward_as_tuple(std::forward<Args>(args)...)));
-    }
-    return !found;
+    if (found) return nullptr;
+    const std::uint32_t slot = small_.construct(std::piecewise_construct, std::forward_as_tuple(k),
+                                                std::forward_as_tuple(std::forward<Args>(args)...));
+    place(i, k, kSmall | slot);
+    return &small_.at(slot).second;
   }
   // Erases the entry of `k` (false: none). References to other entries stay valid.
   bool erase(const Key& k) {

@@ -437,20 +437,20 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
 
 // A restored row, in the small form when it fits; a row given twice: the later one wins.
 void shared_economics_state::restore_row(swarm& s, fingerprint_row& r) {
-  if (s.fingerprints.contains(r.key)) {
-    entry& f = *s.fingerprints.full(r.key).first;
-    f.assign(std::move(r.stats));
-    rebuild_tallies(f);
-    account(s, r.key, f);
-  } else if (single::fits(r.stats)) {
-    s.fingerprints.emplace_small(r.key, std::move(r.stats));
-    s.fingerprints.visit(r.key, [&](const fingerprint_key& key, auto& f) { account(s, key, f); });
-  } else {
-    s.fingerprints.emplace_full(r.key, std::move(r.stats));
-    entry& f = *s.fingerprints.find_full(r.key);
-    rebuild_tallies(f);
-    account(s, r.key, f);
+  if (single::fits(r.stats)) {
+    if (single* f = s.fingerprints.emplace_small(r.key, std::move(r.stats))) {
+      account(s, r.key, *f);
+      return;
+    }
+  } else if (entry* f = s.fingerprints.emplace_full(r.key, std::move(r.stats))) {
+    rebuild_tallies(*f);
+    account(s, r.key, *f);
+    return;
   }
+  entry& f = *s.fingerprints.full(r.key).first;
+  f.assign(std::move(r.stats));
+  rebuild_tallies(f);
+  account(s, r.key, f);
 }
 
 void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& rows) {

@@ -275,6 +275,8 @@ status sqlite_rows_store::load(std::int64_t generation, const fingerprint_sink& 
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kLoadCacheKiB));
     overlay over = load_overlay(generation);
     load_fingerprints(sink, over);
+    // The pages read are not wanted again: the cache starts empty.
+    impl_->db.exec("PRAGMA shrink_memory");
     impl_->db.exec("PRAGMA cache_size = " + std::to_string(-kCacheKiB));
   });
 }

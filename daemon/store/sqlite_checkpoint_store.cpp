@@ -278,23 +278,30 @@ void move_rows_out(SQLite::Database& db, const std::string& rows_path) {
   SQLite::Statement set_pair(db, "UPDATE compaction SET pair = ? WHERE id = 0");
   set_pair.bind(1, pair);
   set_pair.exec();
-  db.exec("PRAGMA user_version = " + std::to_string(sqlite_checkpoint_store::kSchemaVersion));
+  db.exec("PRAGMA user_version = 7");
   tx.commit();
 }
 
-// Brings a file of schema 2 to 6 to schema 7. The intent to move the rows out is recorded first
-// (a rows file of another database beside it is refused before anything is written); a failure
-// after that is reported as such: the next start migrates again.
+// Brings a file of schema 2 to 7 to schema 8. From 6 and older: the intent to move the rows out
+// is recorded first (a rows file of another database beside it is refused before anything is
+// written); a failure after that is reported as such: the next start migrates again. 7 -> 8
+// changes no table: schema 8 writes fingerprint blobs in the compact format, and reads both, so
+// only the version moves (builds of schema 7 would not read the new blobs: the version keeps
+// them off the file). The rows file keeps its own version (sqlite_rows_store::kSchemaVersion).
 status migrate(SQLite::Database& db, const std::string& path, const std::string& rows_path,
                int version) {
-  if (version >= 7) return {};
-  if (auto s = begin_rows_migration(db, path, rows_path, version); !s.ok()) return s;
+  if (version >= 8) return {};
   try {
-    migrate_to_6(db, version);
-    move_rows_out(db, rows_path);
+    if (version < 7) {
+      if (auto s = begin_rows_migration(db, path, rows_path, version); !s.ok()) return s;
+      migrate_to_6(db, version);
+      move_rows_out(db, rows_path);
+    }
+    db.exec("PRAGMA user_version = 8");  // its own transaction
   } catch (const std::exception& e) {
-    return status::error("migrating " + path + " to schema 7 failed (" + e.what() +
-                         "); it is migrated again at the next start");
+    return status::error("migrating " + path + " to schema " +
+                         std::to_string(sqlite_checkpoint_store::kSchemaVersion) + " failed (" +
+                         e.what() + "); it is migrated again at the next start");
   }
   return {};
 }

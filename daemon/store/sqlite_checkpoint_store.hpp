@@ -17,7 +17,7 @@ namespace loopguard::daemon {
 
 class sqlite_checkpoint_store final : public checkpoint_store {
  public:
-  static constexpr int kSchemaVersion = 7;
+  static constexpr int kSchemaVersion = 8;
   static constexpr int kApplicationId = sqlite_file::kApplicationId;  // "LGRD"
 
   // Above this size open() skips PRAGMA quick_check (of either file): load_streaming() reads and

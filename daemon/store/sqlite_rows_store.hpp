@@ -14,7 +14,9 @@ namespace loopguard::daemon {
 
 class sqlite_rows_store final : public rows_store {
  public:
-  static constexpr int kSchemaVersion = 7;  // the main file's version that introduced it
+  // Its own version: 7, the main file's schema that introduced it. Schema 8 changed only the
+  // encoding of the blobs, which the main file's version guards (an older build refuses that).
+  static constexpr int kSchemaVersion = 7;
   // Rows per chunk given to a fingerprint_sink.
   static constexpr std::size_t kLoadChunkRows = 4096;
 

@@ -319,11 +319,17 @@ result<envelope> open_envelope(std::string_view file) {
   }
   const auto line_end = file.find('\n');
   if (line_end == std::string_view::npos || line_end > magic.size() + 10) {
-    return fail("truncated or malformed first line (expected \"" + magic + "1\")");
+    return fail("truncated or malformed first line (expected \"" + magic +
+                std::to_string(kSwarmExportVersion) + "\")");
   }
   const std::string_view version = file.substr(magic.size(), line_end - magic.size());
-  if (version != std::to_string(kSwarmExportVersion)) {
+  bool known = false;
+  for (int v = kSwarmExportOldestVersion; v <= kSwarmExportVersion; ++v) {
+    known |= version == std::to_string(v);
+  }
+  if (!known) {
     return fail("format version " + shown(version) + ", which this build does not read (it reads " +
+                std::to_string(kSwarmExportOldestVersion) + " to " +
                 std::to_string(kSwarmExportVersion) + ")");
   }
   const auto header_end = file.find('\n', line_end + 1);

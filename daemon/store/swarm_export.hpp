@@ -44,7 +44,10 @@ struct export_origin {
 };
 
 inline constexpr std::string_view kSwarmExportMagic = "LOOPGUARD-SWARM-EXPORT";
-inline constexpr int kSwarmExportVersion = 1;
+// The version written. 2: fingerprint blobs in the compact format of schema 8 (docs/storage.md);
+// a version-1 file (blobs of the fixed format) is read as well.
+inline constexpr int kSwarmExportVersion = 2;
+inline constexpr int kSwarmExportOldestVersion = 1;
 
 // The whole file. `e` is written in the order the struct documents (sort it first:
 // sorted_export).

@@ -138,11 +138,13 @@ void schema5_sequence(clocked_service& c, checkpoint_store* store) {
 }
 
 // A copy of tests/daemon/data/schemaN.db in `dir` (a kept database: never written in place),
-// checked to be of that version.
+// with its rows file from schema 7 on, checked to be of that version.
 std::string kept_copy(test::temp_dir& dir, int version) {
   const std::string name = "schema" + std::to_string(version) + ".db";
   const std::string path = dir.file(name);
-  std::filesystem::copy_file(std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/" + name, path);
+  const std::string kept = std::string(LOOPGUARD_DAEMON_TEST_DIR) + "/data/" + name;
+  std::filesystem::copy_file(kept, path);
+  if (version >= 7) std::filesystem::copy_file(kept + "-rows", path + "-rows");
   SQLite::Database db(path);
   REQUIRE(db.execAndGet("PRAGMA user_version").getInt() == version);
   return path;
@@ -670,6 +672,68 @@ TEST_SUITE("retention") {
     CHECK(rows.execAndGet("SELECT count(*) FROM fingerprints WHERE swarm = 'junk'").getInt() == 0);
     CHECK(rows.execAndGet("SELECT main FROM pair").getInt64() ==
           db.execAndGet("SELECT pair FROM compaction").getInt64());
+  }
+
+  TEST_CASE("a kept schema-7 database reads its fixed-format rows and writes compact ones") {
+    // Schema 8 writes fingerprint blobs in the compact format and reads the fixed one of
+    // schemas 2 to 7 (docs/storage.md, "7 -> 8"). The kept file stops after a flip
+    // (tests/daemon/data/README.md): 16 staged rows of the current generation (2) in the rows
+    // file, not folded, the log floor 1, a covered record (id 1) and one after it (id 2).
+    test::temp_dir dir;
+    const std::string path = kept_copy(dir, 7);
+    // Rows of each format in a table of the rows file (the first byte: the fixed format's
+    // level, 0..3, or 0xC0 | level).
+    const auto rows_in = [&](const std::string& table, bool compact) {
+      SQLite::Database rows(path + "-rows");
+      return rows
+          .execAndGet("SELECT count(*) FROM " + table +
+                      " WHERE data IS NOT NULL AND hex(substr(data, 1, 1)) " +
+                      (compact ? "" : "NOT ") + "IN ('C0', 'C1', 'C2', 'C3')")
+          .getInt();
+    };
+    const int fixed_before = rows_in("fingerprints", false);
+    REQUIRE(fixed_before > 0);
+    REQUIRE(rows_in("fingerprints", true) == 0);
+    REQUIRE(rows_in("staged", false) == 16);
+    {
+      SQLite::Database rows(path + "-rows");
+      REQUIRE(rows.execAndGet("PRAGMA user_version").getInt() == 7);
+    }
+    clocked_service want;  // the sequence that wrote it
+    schema5_sequence(want, nullptr);
+    const auto digest = [](const swarm_service& s) {
+      return s.read([](const shared_economics_state& x) { return x.digest(); });
+    };
+    {
+      auto store = open_ok(path);
+      CHECK(store->migrated_from() == 7);
+      clocked_service got;
+      const auto r = got.svc.restore_from(*store);
+      REQUIRE(r.has_value());
+      CHECK(r->records == 1);  // id 2: id 1 is covered by the rows
+      CHECK(digest(got.svc) == digest(want.svc));
+      CHECK(got.svc.sequences() == want.svc.sequences());
+      // The staged rows fold as they are, the covered record is trimmed, then a compaction
+      // writes what the replayed record changed, compact, each commit restoring.
+      compact_restoring(got, *store, digest(want.svc));
+    }
+    CHECK(rows_in("staged", false) + rows_in("staged", true) == 0);
+    CHECK(rows_in("fingerprints", true) > 0);   // rewritten by the new compaction
+    CHECK(rows_in("fingerprints", false) > 0);  // unchanged since schema 7: read as they are
+    {
+      SQLite::Database db(path);
+      CHECK(db.execAndGet("PRAGMA user_version").getInt() ==
+            sqlite_checkpoint_store::kSchemaVersion);
+      SQLite::Database rows(path + "-rows");
+      CHECK(rows.execAndGet("PRAGMA user_version").getInt() == 7);
+    }
+    // A second open finds the current version, migrates nothing and restores the same state.
+    auto again = sqlite_checkpoint_store::open(path);
+    REQUIRE(again.has_value());
+    CHECK((*again)->migrated_from() == 0);
+    clocked_service reopened;
+    REQUIRE(reopened.svc.restore_from(**again).has_value());
+    CHECK(digest(reopened.svc) == digest(want.svc));
   }
 
   TEST_CASE("a kept schema-6 database beside a rows file it did not make is refused, untouched") {

@@ -3,6 +3,7 @@
 // through the daemon's own restore path, with log records not yet compacted; every refusal
 // leaves the target as it was; a damaged export file is refused, never trusted.
 #include <doctest/doctest.h>
+#include <xxhash.h>
 
 #include <filesystem>
 
@@ -293,10 +294,20 @@ TEST_SUITE("swarm move") {
     CHECK(why("hello") ==
           "not a loopguard swarm export (it does not start with "
           "\"LOOPGUARD-SWARM-EXPORT \")");
-    std::string v2 = good;
-    v2.replace(good.find(" 1\n"), 3, " 2\n");
-    CHECK(why(v2).find("format version \"2\", which this build does not read") !=
+    std::string v3 = good;
+    REQUIRE(good.find(" 2\n") != std::string::npos);
+    v3.replace(good.find(" 2\n"), 3, " 3\n");
+    CHECK(why(v3).find("format version \"3\", which this build does not read (it reads 1 to 2)") !=
           std::string::npos);
+    // Version 1 (fixed-width blobs, which the blob decoder tells apart) is still read: the
+    // same file with its first line and checksum line as version 1 wrote them.
+    std::string v1 = good.substr(0, good.rfind("xxh3 "));
+    v1.replace(good.find(" 2\n"), 3, " 1\n");
+    char sum[17];
+    std::snprintf(sum, sizeof sum, "%016llx",
+                  static_cast<unsigned long long>(XXH3_64bits(v1.data(), v1.size())));
+    v1 += std::string("xxh3 ") + sum + "\n";
+    CHECK(why(v1) == "accepted");
     CHECK(why(good.substr(0, good.size() - 30)).starts_with("truncated: the header announces"));
     CHECK(why(good + "x").find("bytes after the checksum line") != std::string::npos);
     std::string flipped = good;

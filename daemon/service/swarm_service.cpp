@@ -111,17 +111,19 @@ result<stored_state> swarm_service::stream_fingerprints(checkpoint_store& store,
                                                         restore_report& r) {
   result<stored_state> stored;
   chunk_channel channel;
+  std::size_t repaired = 0;  // by the loader thread: it has the lighter part of the work
   // The store is used by the loader thread only until it is joined.
   std::thread loader([&] {
-    stored =
-        store.load_streaming([&](std::vector<fingerprint_row>& chunk) { channel.push(chunk); });
+    stored = store.load_streaming([&](std::vector<fingerprint_row>& chunk) {
+      for (auto& row : chunk) repaired += repair(row);
+      channel.push(chunk);
+    });
     channel.close();
   });
   try {
     std::vector<fingerprint_row> chunk;
     while (channel.pop(chunk)) {
       r.fingerprints += chunk.size();
-      for (auto& row : chunk) r.repaired += repair(row);
       state_.restore_fingerprints(chunk);
       channel.recycle(std::move(chunk));
     }
@@ -131,6 +133,7 @@ result<stored_state> swarm_service::stream_fingerprints(checkpoint_store& store,
     throw;
   }
   loader.join();
+  r.repaired += repaired;
   return stored;
 }
 

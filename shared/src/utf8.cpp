@@ -71,6 +71,14 @@ constexpr bool extends_previous(char32_t cp) {
 bool is_valid(std::string_view s) {
   std::size_t i = 0;
   while (i < s.size()) {
+    // Eight ASCII bytes at a time: most text is ASCII.
+    if (std::uint64_t w = 0; s.size() - i >= sizeof w) {
+      std::memcpy(&w, s.data() + i, sizeof w);
+      if ((w & 0x8080808080808080ULL) == 0) {
+        i += sizeof w;
+        continue;
+      }
+    }
     if (static_cast<unsigned char>(s[i]) < 0x80) {
       ++i;
       continue;

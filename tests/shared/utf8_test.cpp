@@ -75,6 +75,25 @@ TEST_SUITE("utf8") {
     }
   }
 
+  TEST_CASE("utf8: is_valid finds an ill-formed byte anywhere in mostly-ASCII text") {
+    // is_valid skips eight ASCII bytes at a time: one odd byte at every offset and length.
+    // The reference: text is valid exactly when repairing it changes nothing.
+    std::mt19937 gen(77);
+    for (std::size_t n = 0; n <= 40; ++n) {
+      for (std::size_t at = 0; at < n; ++at) {
+        for (const std::string& odd : {bytes({0x80}), bytes({0xC3, 0xA9}), bytes({0xE2, 0x82}),
+                                       bytes({0xF0, 0x9F, 0x98, 0x80}), bytes({0xFF})}) {
+          std::string s(n, 'a');
+          s.replace(at, 1, odd);
+          if (gen() % 2 == 0) s[gen() % s.size()] = 'z';
+          CAPTURE(s);
+          CHECK(loopguard::utf8::is_valid(s) == (loopguard::utf8::repair(s) == s));
+        }
+      }
+      CHECK(loopguard::utf8::is_valid(std::string(n, 'a')));
+    }
+  }
+
   TEST_CASE("utf8: encode and decode round-trip every scalar value") {
     for (char32_t c = 0; c <= 0x10FFFF; c += (c < 0x1000 ? 1 : 97)) {
       if (c >= 0xD800 && c <= 0xDFFF) continue;

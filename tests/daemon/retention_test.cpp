@@ -168,6 +168,28 @@ void compact_restoring(clocked_service& c, checkpoint_store& store, std::uint64_
   CHECK_FALSE(gc.compacting());
 }
 
+// A kept database written by schema5_sequence that stops after a flip (schemas 6 and 7,
+// tests/daemon/data/README.md), migrated from `from`: it restores to the digest and sequence
+// numbers of the same operations applied afresh (one record replayed: id 1 is covered by the
+// rows), then the fold, the trim of the covered record and a new compaction commit step by step,
+// each commit restoring the same digest. The digest.
+std::uint64_t restore_kept_flip(const std::string& path, int from) {
+  clocked_service want;  // the sequence that wrote it
+  schema5_sequence(want, nullptr);
+  const std::uint64_t digest =
+      want.svc.read([](const shared_economics_state& x) { return x.digest(); });
+  auto store = open_ok(path);
+  CHECK(store->migrated_from() == from);
+  clocked_service got;
+  const auto r = got.svc.restore_from(*store);
+  REQUIRE(r.has_value());
+  CHECK(r->records == 1);
+  CHECK(got.svc.read([](const shared_economics_state& x) { return x.digest(); }) == digest);
+  CHECK(got.svc.sequences() == want.svc.sequences());
+  compact_restoring(got, *store, digest);
+  return digest;
+}
+
 }  // namespace
 
 TEST_SUITE("retention") {
@@ -639,25 +661,7 @@ TEST_SUITE("retention") {
       REQUIRE((*leftover)->stage_fingerprint(1, junk).ok());
       REQUIRE((*leftover)->commit().ok());
     }
-    clocked_service want;  // the sequence that wrote it
-    schema5_sequence(want, nullptr);
-    const auto digest = [](const swarm_service& s) {
-      return s.read([](const shared_economics_state& x) { return x.digest(); });
-    };
-    {
-      auto store = open_ok(path);
-      CHECK(store->migrated_from() == 6);
-      clocked_service got;
-      const auto r = got.svc.restore_from(*store);
-      REQUIRE(r.has_value());
-      CHECK(r->records == 1);  // id 2: id 1 is covered by the rows
-      CHECK(digest(got.svc) == digest(want.svc));
-      CHECK(got.svc.sequences() == want.svc.sequences());
-      CHECK(summary(got.svc, "junk") == std::nullopt);
-      // The staged rows fold, the covered record is trimmed, then a new compaction flips and
-      // folds, each commit restoring.
-      compact_restoring(got, *store, digest(want.svc));
-    }
+    restore_kept_flip(path, 6);
     SQLite::Database db(path);
     CHECK(db.execAndGet("PRAGMA user_version").getInt() == sqlite_checkpoint_store::kSchemaVersion);
     CHECK(db.execAndGet("SELECT count(*) FROM sqlite_master WHERE name IN ('fingerprints', "
@@ -699,24 +703,9 @@ TEST_SUITE("retention") {
       SQLite::Database rows(path + "-rows");
       REQUIRE(rows.execAndGet("PRAGMA user_version").getInt() == 7);
     }
-    clocked_service want;  // the sequence that wrote it
-    schema5_sequence(want, nullptr);
-    const auto digest = [](const swarm_service& s) {
-      return s.read([](const shared_economics_state& x) { return x.digest(); });
-    };
-    {
-      auto store = open_ok(path);
-      CHECK(store->migrated_from() == 7);
-      clocked_service got;
-      const auto r = got.svc.restore_from(*store);
-      REQUIRE(r.has_value());
-      CHECK(r->records == 1);  // id 2: id 1 is covered by the rows
-      CHECK(digest(got.svc) == digest(want.svc));
-      CHECK(got.svc.sequences() == want.svc.sequences());
-      // The staged rows fold as they are, the covered record is trimmed, then a compaction
-      // writes what the replayed record changed, compact, each commit restoring.
-      compact_restoring(got, *store, digest(want.svc));
-    }
+    // The staged rows fold as they are; the new compaction writes what the replayed record
+    // changed, in the compact format.
+    const std::uint64_t want = restore_kept_flip(path, 7);
     CHECK(rows_in("staged", false) + rows_in("staged", true) == 0);
     CHECK(rows_in("fingerprints", true) > 0);   // rewritten by the new compaction
     CHECK(rows_in("fingerprints", false) > 0);  // unchanged since schema 7: read as they are
@@ -733,7 +722,7 @@ TEST_SUITE("retention") {
     CHECK((*again)->migrated_from() == 0);
     clocked_service reopened;
     REQUIRE(reopened.svc.restore_from(**again).has_value());
-    CHECK(digest(reopened.svc) == digest(want.svc));
+    CHECK(reopened.svc.read([](const shared_economics_state& x) { return x.digest(); }) == want);
   }
 
   TEST_CASE("a kept schema-6 database beside a rows file it did not make is refused, untouched") {

@@ -1,6 +1,7 @@
 #include "state/fingerprint_entry.hpp"
 
 #include <array>
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -97,23 +98,34 @@ fingerprint_entry::fingerprint_entry(single_call_entry&& s)
   }
 }
 
+namespace {
+// Bit for bit: the small form gives back one time for first_seen, last_seen and the window's
+// call, and +0 for what it leaves out (-0.0 == 0.0 would pass an == test).
+bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+bool nothing(const protocol::cost& c) {
+  return c.tokens == 0 && same_bits(c.amount, 0);
+}
+}  // namespace
+
 bool single_call_entry::fits(const fingerprint_entry& f) {
-  return f.calls == 1 && f.counted <= 1 && f.first_seen == f.last_seen && f.workers.size() == 1 &&
-         f.results.size() <= 1 && f.wasted.empty() && f.level == severity::none &&
-         !f.has_report() &&
+  return f.calls == 1 && f.counted <= 1 && same_bits(f.first_seen, f.last_seen) &&
+         f.workers.size() == 1 && f.results.size() <= 1 && nothing(f.wasted) &&
+         f.level == severity::none && !f.has_report() &&
          (f.window.empty() ||
-          (f.window.size() == 1 &&
-           f.window[0] == window_call{f.last_seen, f.workers[0], f.counted == 1}));
+          (f.window.size() == 1 && same_bits(f.window[0].t, f.last_seen) &&
+           f.window[0].worker == f.workers[0] && f.window[0].counted == (f.counted == 1)));
 }
 
 bool single_call_entry::fits(const fingerprint_stats& r) {
-  return r.calls == 1 && r.counted <= 1 && r.first_seen == r.last_seen && r.workers.size() == 1 &&
-         r.results.size() <= 1 && r.wasted.empty() && r.booked.empty() &&
-         r.level == severity::none && r.level_t == 0 && r.level_calls == 0 &&
+  return r.calls == 1 && r.counted <= 1 && same_bits(r.first_seen, r.last_seen) &&
+         r.workers.size() == 1 && r.results.size() <= 1 && nothing(r.wasted) && nothing(r.booked) &&
+         r.level == severity::none && same_bits(r.level_t, 0) && r.level_calls == 0 &&
          r.level_workers == 0 &&
          (r.window.empty() ||
-          (r.window.size() == 1 &&
-           r.window[0] == window_call{r.last_seen, r.workers[0], r.counted == 1}));
+          (r.window.size() == 1 && same_bits(r.window[0].t, r.last_seen) &&
+           r.window[0].worker == r.workers[0] && r.window[0].counted == (r.counted == 1)));
 }
 
 single_call_entry::single_call_entry(fingerprint_entry&& f)

@@ -101,6 +101,8 @@ class entry_pool {
     const bool reuse = !free_.empty();
     const std::uint32_t i = reuse ? free_.back() : used_;
     if (!reuse && (i >> kChunkBits) == chunks_.size()) {
+      // Slots stay below 2^31: the index marks the small form with the top bit.
+      if (i >= (1u << 31) - kChunk) throw std::length_error("fingerprint_table: too many entries");
       chunks_.push_back(std::make_unique_for_overwrite<raw[]>(kChunk));
     }
     new (&chunks_[i >> kChunkBits][i & (kChunk - 1)]) T(std::forward<Args>(args)...);
@@ -282,6 +284,7 @@ class fingerprint_table {
   // are invalid after.
   void shrink(const Key& k) requires two_forms {
     bucket& b = b_[bucket_at(k)];
+    if (b.slot & kSmall) throw std::logic_error("fingerprint_table::shrink: already small");
     const std::uint32_t from = b.slot;
     b.slot = kSmall | small_.construct(std::piecewise_construct, std::forward_as_tuple(k),
                                        std::forward_as_tuple(std::move(big_.at(from).second)));

@@ -11,8 +11,6 @@
 namespace loopguard::daemon {
 namespace {
 
-// Remembers a call's result (up to `max` distinct ones); false when the call brought a new one:
-// progress, not counted (when progress_aware).
 // Whether `worker`'s last call of the fingerprint in its window counted.
 bool last_call_counted(const fingerprint_entry& f, std::uint32_t worker) {
   const auto last = std::find_if(f.window.rbegin(), f.window.rend(),
@@ -23,6 +21,8 @@ bool last_call_counted(const single_call_entry& f, std::uint32_t worker) {
   return f.in_window && f.worker == worker && f.counted != 0;
 }
 
+// Remembers a call's result (up to `max` distinct ones); false when the call brought a new one:
+// progress, not counted (when progress_aware).
 bool note_result(fingerprint_entry& f, std::optional<std::uint64_t> result, bool progress_aware,
                  std::size_t max) {
   if (!result) return true;

@@ -1,7 +1,10 @@
 #include "store/fingerprint_codec.hpp"
 
+#include <algorithm>
 #include <bit>
 
+#include "state/shared_economics_state.hpp"
+#include "state/swarm_rules.hpp"
 #include "store/byte_codec.hpp"
 
 namespace loopguard::daemon {
@@ -22,6 +25,10 @@ constexpr std::uint8_t kKnownFlags = kLastSeen | kReport | kWasted | kBooked;
 constexpr std::uint8_t kCounted = 1;
 constexpr std::uint8_t kAtLastSeen = 2;
 constexpr std::uint8_t kKnownTags = kCounted | kAtLastSeen;
+// The longest lists a state holds (swarm_rules::max_window_calls at most, the distinct results
+// a fingerprint keeps).
+constexpr std::uint64_t kMaxWindowCalls = swarm_rules::kMaxWindowCallsLimit;
+constexpr std::uint64_t kMaxResults = shared_economics_state::kMaxResultsPerFingerprint;
 
 bool same_bits(double a, double b) {
   return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
@@ -73,13 +80,15 @@ bool decode_fixed(std::string_view blob, fingerprint_stats& f) {
 // Format 2: the flags' fields, the lists' worker ids and window calls, after the header.
 bool decode_lists(byte_reader& r, fingerprint_stats& f) {
   std::uint64_t workers = 0, window = 0, results = 0;
-  // Each worker id takes a byte at least, each window call two, each result eight.
+  // Each worker id takes a byte at least, each window call two, each result eight; a window or
+  // results list longer than any state holds is refused before anything is sized (a window call
+  // of two bytes becomes sixteen in memory).
   if (!r.varint(workers, r.left())) return false;
   f.workers.resize(workers);
   for (auto& id : f.workers) {
     if (!r.varint_as(id)) return false;
   }
-  if (!r.varint(window, r.left() / 2)) return false;
+  if (!r.varint(window, std::min<std::uint64_t>(r.left() / 2, kMaxWindowCalls))) return false;
   f.window.resize(window);
   for (auto& call : f.window) {
     std::uint8_t tag = 0;
@@ -90,7 +99,10 @@ bool decode_lists(byte_reader& r, fingerprint_stats& f) {
     if (!r.varint_as(call.worker)) return false;
   }
   std::string_view c;
-  if (!r.varint(results, r.left() / 8) || !r.take(results, 8, c)) return false;
+  if (!r.varint(results, std::min<std::uint64_t>(r.left() / 8, kMaxResults)) ||
+      !r.take(results, 8, c)) {
+    return false;
+  }
   f.results.resize(results);
   if (results) std::memcpy(f.results.data(), c.data(), c.size());
   return true;

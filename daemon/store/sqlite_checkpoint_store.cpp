@@ -282,28 +282,31 @@ void move_rows_out(SQLite::Database& db, const std::string& rows_path) {
   tx.commit();
 }
 
-// Brings a file of schema 2 to 7 to schema 8. From 6 and older: the intent to move the rows out
-// is recorded first (a rows file of another database beside it is refused before anything is
-// written); a failure after that is reported as such: the next start migrates again. 7 -> 8
-// changes no table: schema 8 writes fingerprint blobs in the compact format, and reads both, so
-// only the version moves (builds of schema 7 would not read the new blobs: the version keeps
-// them off the file). The rows file keeps its own version (sqlite_rows_store::kSchemaVersion).
-status migrate(SQLite::Database& db, const std::string& path, const std::string& rows_path,
-               int version) {
-  if (version >= 8) return {};
+// Brings a file of schema 2 to 6 to schema 7. The intent to move the rows out is recorded first
+// (a rows file of another database beside it is refused before anything is written); a failure
+// after that is reported as such: the next start migrates again.
+status migrate_to_7(SQLite::Database& db, const std::string& path, const std::string& rows_path,
+                    int version) {
+  if (version >= 7) return {};
+  if (auto s = begin_rows_migration(db, path, rows_path, version); !s.ok()) return s;
   try {
-    if (version < 7) {
-      if (auto s = begin_rows_migration(db, path, rows_path, version); !s.ok()) return s;
-      migrate_to_6(db, version);
-      move_rows_out(db, rows_path);
-    }
-    db.exec("PRAGMA user_version = 8");  // its own transaction
+    migrate_to_6(db, version);
+    move_rows_out(db, rows_path);
   } catch (const std::exception& e) {
     return status::error("migrating " + path + " to schema " +
                          std::to_string(sqlite_checkpoint_store::kSchemaVersion) + " failed (" +
                          e.what() + "); it is migrated again at the next start");
   }
   return {};
+}
+
+// Schema 7 -> 8 changes no table: schema 8 writes fingerprint blobs in the compact format, and
+// reads both, so only the version moves (builds of schema 7 would not read the new blobs: the
+// version keeps them off the file). Done once the rows file opened: a file refused for its rows
+// file stays readable by the build that wrote it. The rows file keeps its own version
+// (sqlite_rows_store::kSchemaVersion).
+void migrate_to_8(SQLite::Database& db, int version) {
+  if (version != 0 && version < 8) db.exec("PRAGMA user_version = 8");  // its own transaction
 }
 
 std::int64_t new_pair_id() {
@@ -406,10 +409,11 @@ result<std::unique_ptr<sqlite_checkpoint_store>> sqlite_checkpoint_store::open(
     if (version == 0) {
       create_schema(p->db);
     } else {
-      if (auto s = migrate(p->db, path, rows_path, version); !s.ok()) return s;
+      if (auto s = migrate_to_7(p->db, path, rows_path, version); !s.ok()) return s;
       if (version != kSchemaVersion) migrated_from = version;
     }
     if (auto s = open_rows(p->db, p->rows, path, opts.quick_check); !s.ok()) return s;
+    migrate_to_8(p->db, version);
     p->prepare();
   } catch (const SQLite::Exception& e) {
     return sqlite_file::open_refusal(path, e, p ? &p->db : nullptr);

@@ -189,6 +189,17 @@ TEST_SUITE("fingerprint entry") {
     r = called_once(true, false, false);
     r.counted = 2;
     refused(r);
+    // Times and costs are compared bit for bit: -0.0 is not the small form's +0.
+    r = called_once(true, false, false);
+    r.first_seen = -0.0;
+    r.last_seen = 0.0;
+    refused(r);
+    r = called_once(true, false, false);
+    r.wasted = {0, -0.0};
+    refused(r);
+    r = called_once(true, false, false);
+    r.level_t = -0.0;
+    CHECK_FALSE(single_call_entry::fits(r));
     // A full entry declared once and lifted keeps its report block.
     fingerprint_entry lifted(called_once(true, true, true));
     lifted.report().level_t = 9;

@@ -725,6 +725,24 @@ TEST_SUITE("retention") {
     CHECK(reopened.svc.read([](const shared_economics_state& x) { return x.digest(); }) == want);
   }
 
+  TEST_CASE("a kept schema-7 database without its rows file is refused and stays at schema 7") {
+    // The version moves only once the rows file opened: the build that wrote the file can
+    // still read it when its rows file is put back.
+    test::temp_dir dir;
+    const std::string path = kept_copy(dir, 7);
+    std::filesystem::rename(path + "-rows", path + ".aside");
+    const auto opened = sqlite_checkpoint_store::open(path);
+    REQUIRE_FALSE(opened.has_value());
+    CHECK(opened.error().message().find(path + "-rows is missing") != std::string::npos);
+    {
+      SQLite::Database db(path);
+      CHECK(db.execAndGet("PRAGMA user_version").getInt() == 7);
+    }
+    std::filesystem::rename(path + ".aside", path + "-rows");
+    auto store = open_ok(path);
+    CHECK(store->migrated_from() == 7);
+  }
+
   TEST_CASE("a kept schema-6 database beside a rows file it did not make is refused, untouched") {
     // An old backup of the main file put back beside a newer rows file: never migrated over it.
     test::temp_dir dir;

@@ -91,7 +91,8 @@ class byte_reader {
   }
   bool varstr(std::string_view& s) {
     std::uint64_t n = 0;
-    if (!varint(n, in_.size())) return false;
+    // The bytes left after the length, not before it.
+    if (!varint(n) || n > in_.size()) return false;
     s = in_.substr(0, n);
     in_.remove_prefix(n);
     return true;

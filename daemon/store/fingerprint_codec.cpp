@@ -1,6 +1,5 @@
 #include "store/fingerprint_codec.hpp"
 
-#include <algorithm>
 #include <bit>
 
 #include "state/shared_economics_state.hpp"
@@ -83,12 +82,12 @@ bool decode_lists(byte_reader& r, fingerprint_stats& f) {
   // Each worker id takes a byte at least, each window call two, each result eight; a window or
   // results list longer than any state holds is refused before anything is sized (a window call
   // of two bytes becomes sixteen in memory).
-  if (!r.varint(workers, r.left())) return false;
+  if (!r.varint(workers) || workers > r.left()) return false;
   f.workers.resize(workers);
   for (auto& id : f.workers) {
     if (!r.varint_as(id)) return false;
   }
-  if (!r.varint(window, std::min<std::uint64_t>(r.left() / 2, kMaxWindowCalls))) return false;
+  if (!r.varint(window, kMaxWindowCalls) || window > r.left() / 2) return false;
   f.window.resize(window);
   for (auto& call : f.window) {
     std::uint8_t tag = 0;
@@ -99,10 +98,7 @@ bool decode_lists(byte_reader& r, fingerprint_stats& f) {
     if (!r.varint_as(call.worker)) return false;
   }
   std::string_view c;
-  if (!r.varint(results, std::min<std::uint64_t>(r.left() / 8, kMaxResults)) ||
-      !r.take(results, 8, c)) {
-    return false;
-  }
+  if (!r.varint(results, kMaxResults) || !r.take(results, 8, c)) return false;
   f.results.resize(results);
   if (results) std::memcpy(f.results.data(), c.data(), c.size());
   return true;

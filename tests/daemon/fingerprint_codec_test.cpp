@@ -211,6 +211,25 @@ TEST_SUITE("fingerprint codec") {
     }
   }
 
+  TEST_CASE("a varint-length string is checked against the bytes after its length") {
+    // Two bytes left before the length, one after it: a length of 2 runs past the end.
+    std::string_view s;
+    CHECK_FALSE(byte_reader(std::string_view("\x02"
+                                             "a",
+                                             2))
+                    .varstr(s));
+    byte_reader fits(
+        std::string_view("\x01"
+                         "a",
+                         2));
+    REQUIRE(fits.varstr(s));
+    CHECK(s == "a");
+    CHECK(fits.at_end());
+    // A two-byte length (128) with 127 bytes after it.
+    const std::string long_one = std::string("\x80\x01", 2) + std::string(127, 'x');
+    CHECK_FALSE(byte_reader(long_one).varstr(s));
+  }
+
   TEST_CASE("the compact format refuses what it cannot hold: unknown flags, huge counts") {
     std::string blob;
     encode_fingerprint(called_once(), blob);

@@ -54,7 +54,7 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
 fi
 log="$build_dir/build.log"
 if ! cmake --build "$build_dir" --target loopguard_fuzzers -j "$jobs" >"$log" 2>&1; then
-  grep -vE '^\[ *[0-9]+%\]' "$log" >&2 || true
+  grep -vE '^\[ *[0-9]+(%|/[0-9]+)\]' "$log" >&2 || true
   echo "fuzz: build failed (full log: $log)" >&2
   exit 1
 fi

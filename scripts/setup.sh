@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev libxxhash-dev
+  ninja-build                   # the build (README.md, "Building by hand")
   libssl-dev openssl            # TLS (wss://, https://); the openssl command: the Python TLS test
   libsqlitecpp-dev libsqlite3-dev doctest-dev libcli11-dev libspdlog-dev libbenchmark-dev
   libjemalloc-dev               # loopguardd's allocator (docs/performance.md, "The allocator")
@@ -36,12 +37,15 @@ fi
 build_dir=${LOOPGUARD_BUILD_DIR:-build}
 jobs=$(nproc 2>/dev/null || echo 2)
 if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
+  # Ninja: it schedules single compilations across targets, where make waits for a whole target
+  # (README.md, "Building by hand").
   # shellcheck disable=SC2086
-  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=Release ${LOOPGUARD_CMAKE_ARGS:-} >/dev/null
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${LOOPGUARD_CMAKE_ARGS:-} \
+    >/dev/null
 fi
 log="$build_dir/build.log"
 if ! cmake --build "$build_dir" -j "$jobs" >"$log" 2>&1; then
-  grep -vE '^\[ *[0-9]+%\]' "$log" >&2 || true
+  grep -vE '^\[ *[0-9]+(%|/[0-9]+)\]' "$log" >&2 || true
   echo "setup: build failed (full log: $log)" >&2
   exit 1
 fi

@@ -73,7 +73,7 @@ if [[ ! -f $build/CMakeCache.txt ]]; then
 fi
 if ! cmake --build "$build" -j "$(nproc 2>/dev/null || echo 2)" \
   --target loopguardd loopguard_soak_load >"$build/soak-build.log" 2>&1; then
-  grep -vE '^\[ *[0-9]+%\]' "$build/soak-build.log" >&2 || true
+  grep -vE '^\[ *[0-9]+(%|/[0-9]+)\]' "$build/soak-build.log" >&2 || true
   echo "soak: build failed (full log: $build/soak-build.log)" >&2
   exit 2
 fi

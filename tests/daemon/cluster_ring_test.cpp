@@ -33,7 +33,7 @@ std::map<std::string, int> spread(const ring& r, int n) {
   return out;
 }
 
-std::string error_of(std::string_view json) {
+std::string ring_error(std::string_view json) {
   const auto r = parse_ring(json);
   return r ? "no error" : r.error().message();
 }
@@ -145,24 +145,24 @@ TEST_SUITE("cluster ring") {
   }
 
   TEST_CASE("a bad cluster file is an error naming the field") {
-    CHECK(error_of(R"({})") == "servers: expected an array, got nothing");
-    CHECK(error_of(R"({"servers": []})") == "servers: expected 1..256 servers, got []");
-    CHECK(error_of(R"({"servers": [{"address": "a:1"}]})") ==
+    CHECK(ring_error(R"({})") == "servers: expected an array, got nothing");
+    CHECK(ring_error(R"({"servers": []})") == "servers: expected 1..256 servers, got []");
+    CHECK(ring_error(R"({"servers": [{"address": "a:1"}]})") ==
           "servers[0].name: expected a string of at most 1024 bytes, got nothing");
-    CHECK(error_of(R"({"servers": [{"name": "d 1", "address": "a:1"}]})") ==
+    CHECK(ring_error(R"({"servers": [{"name": "d 1", "address": "a:1"}]})") ==
           "servers[0].name: expected 1..64 of A-Z a-z 0-9 _ . -, got \"d 1\"");
-    CHECK(error_of(R"({"servers": [{"name": "d1", "address": "a"}]})") ==
+    CHECK(ring_error(R"({"servers": [{"name": "d1", "address": "a"}]})") ==
           "servers[0].address: expected host:port (port 1..65535), got \"a\"");
-    CHECK(error_of(R"({"servers": [{"name": "d1", "address": "a:0"}]})") ==
+    CHECK(ring_error(R"({"servers": [{"name": "d1", "address": "a:0"}]})") ==
           "servers[0].address: expected host:port (port 1..65535), got \"a:0\"");
-    CHECK(error_of(R"({"servers": [{"name": "d1", "address": "a:1", "weight": 0}]})") ==
+    CHECK(ring_error(R"({"servers": [{"name": "d1", "address": "a:1", "weight": 0}]})") ==
           "servers[0].weight: expected an integer in 1..1000, got 0");
-    CHECK(error_of(R"({"servers": [{"name": "d1", "address": "a:1"},
+    CHECK(ring_error(R"({"servers": [{"name": "d1", "address": "a:1"},
                                    {"name": "d1", "address": "a:2"}]})") ==
           "servers[1].name: expected a name not given before, got \"d1\"");
-    CHECK(error_of(R"({"buckets": 0, "servers": [{"name": "d1", "address": "a:1"}]})") ==
+    CHECK(ring_error(R"({"buckets": 0, "servers": [{"name": "d1", "address": "a:1"}]})") ==
           "buckets: expected an integer in 1..65536, got 0");
-    CHECK(error_of(R"({"servers": [{"name": "d1", "address": "a:1", "port": 1}]})") ==
+    CHECK(ring_error(R"({"servers": [{"name": "d1", "address": "a:1", "port": 1}]})") ==
           "servers[0].port: unknown key, expected one of address, name, weight");
   }
 }

@@ -12,7 +12,7 @@ using namespace loopguard::daemon;
 
 namespace {
 
-using names = std::vector<std::string>;
+using name_list = std::vector<std::string>;
 
 result<daemon_config> config_of(const std::string& text) {
   test::temp_dir dir;
@@ -27,14 +27,14 @@ result<daemon_config> config_of(const std::string& text) {
 TEST_SUITE("daemon config") {
   TEST_CASE("by default every protocol feature is listed") {
     const daemon_config c;
-    CHECK(c.protocol_features == names{"detections", "active_verdicts", "error_seq", "swarm_url",
-                                       "observe", "cost", "handoff"});
+    CHECK(c.protocol_features == name_list{"detections", "active_verdicts", "error_seq",
+                                           "swarm_url", "observe", "cost", "handoff"});
   }
 
   TEST_CASE("--protocol-features: all, none or a list of known features") {
     CHECK(*parse_protocol_features("all") == all_protocol_features());
     CHECK(parse_protocol_features("none")->empty());
-    CHECK(*parse_protocol_features("swarm_url,detections") == names{"swarm_url", "detections"});
+    CHECK(*parse_protocol_features("swarm_url,detections") == name_list{"swarm_url", "detections"});
     const auto unknown = parse_protocol_features("detections,bogus");
     REQUIRE_FALSE(unknown.has_value());
     CHECK(unknown.error().message() ==
@@ -49,7 +49,7 @@ TEST_SUITE("daemon config") {
   TEST_CASE("the config key protocol_features: an array of known features") {
     CHECK(config_of(R"({"protocol_features":[]})")->protocol_features.empty());
     CHECK(config_of(R"({"protocol_features":["error_seq"]})")->protocol_features ==
-          names{"error_seq"});
+          name_list{"error_seq"});
     CHECK(config_of("{}")->protocol_features == all_protocol_features());
     const auto bad = config_of(R"({"protocol_features":["detections","nope"]})");
     REQUIRE_FALSE(bad.has_value());

@@ -16,10 +16,12 @@
 #include "store/event_log.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
 #include "store/sqlite_rows_store.hpp"
+#include "store_util.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;
 using namespace loopguard::daemon;
+using loopguard::test::open_ok;
 using loopguard::test::wire_event;
 
 namespace {
@@ -38,20 +40,14 @@ struct clocked_service {
   swarm_service svc;
 };
 
-std::vector<protocol::event> events(std::uint64_t first, int n, double t,
-                                    std::uint64_t tokens = 0) {
+std::vector<protocol::event> events_from(std::uint64_t first, int n, double t,
+                                         std::uint64_t tokens = 0) {
   std::vector<protocol::event> out;
   for (int i = 0; i < n; ++i) {
     out.push_back(wire_event(first + std::uint64_t(i), 1 + std::uint64_t(i % 3), t + i));
     out.back().spent = {tokens, 0};
   }
   return out;
-}
-
-std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path = ":memory:") {
-  auto store = sqlite_checkpoint_store::open(path);
-  REQUIRE_MESSAGE(store.has_value(), store.error().message());
-  return std::move(*store);
 }
 
 std::optional<swarm_summary> summary(const swarm_service& svc, const std::string& swarm) {
@@ -95,7 +91,7 @@ void schema4_sequence(clocked_service& c, checkpoint_store* store) {
   };
   const auto commit = [&](bool compact) { commit_to(c, store, compact); };
   first_round(c);
-  REQUIRE(c.svc.ingest({"old", "w0", "a"}, events(1, 4, 0, 50)).error.ok());
+  REQUIRE(c.svc.ingest({"old", "w0", "a"}, events_from(1, 4, 0, 50)).error.ok());
   commit(true);
   c.now += 100;
   feed("s2", 7, 6, 10);  // w0 sent 6 already (the paid event): a duplicate there
@@ -299,7 +295,7 @@ TEST_SUITE("retention") {
     clocked_service c;
     const worker_identity old{"s", "w0", "old"};
     REQUIRE(c.svc.attach(old).ok());
-    REQUIRE(c.svc.ingest(old, events(1, 5, 0)).error.ok());
+    REQUIRE(c.svc.ingest(old, events_from(1, 5, 0)).error.ok());
     c.now += 3600;
     CHECK(c.svc.sweep(limits(60, 0)).incarnations == 0);  // connected
     c.svc.detach(old);
@@ -316,7 +312,7 @@ TEST_SUITE("retention") {
     const worker_identity fresh{"s", "w0", "new"};
     REQUIRE(c.svc.attach(fresh).ok());
     REQUIRE(c.svc.declare_gap(fresh, 1, 7).has_value());  // 6 and 7 were never acknowledged
-    const auto more = c.svc.ingest(fresh, events(8, 2, 10));
+    const auto more = c.svc.ingest(fresh, events_from(8, 2, 10));
     CHECK(more.applied == 2);
     CHECK(summary(c.svc, "s")->calls == 7);
   }
@@ -337,7 +333,7 @@ TEST_SUITE("retention") {
     clocked_service c(rules);
     const worker_identity w{"s", "w0", "a"};
     REQUIRE(c.svc.attach(w).ok());
-    auto first = c.svc.ingest(w, events(1, 9, 0, 100));  // 900 tokens: warn
+    auto first = c.svc.ingest(w, events_from(1, 9, 0, 100));  // 900 tokens: warn
     REQUIRE(first.error.ok());
     CHECK(summary(c.svc, "s")->budget == severity::warn);
     c.svc.detach(w);
@@ -356,7 +352,7 @@ TEST_SUITE("retention") {
     // A new worker of the same swarm: the budget continues at 900, critical at the 10th call.
     const worker_identity back{"s", "w0", "b"};
     REQUIRE(c.svc.attach(back).ok());
-    const auto next = c.svc.ingest(back, events(1, 1, 5000, 100));
+    const auto next = c.svc.ingest(back, events_from(1, 1, 5000, 100));
     REQUIRE(next.error.ok());
     REQUIRE(next.verdicts.size() == 1);
     CHECK(next.verdicts[0].kind == "budget");
@@ -390,11 +386,11 @@ TEST_SUITE("retention") {
       clocked_service c;
       auto store = open_ok();
       const worker_identity gone{"old", "w0", "a"}, stays{"live", "w0", "b"};
-      REQUIRE(c.svc.ingest(gone, events(1, 4, 0, 50)).error.ok());
-      REQUIRE(c.svc.ingest(stays, events(1, 3, 0)).error.ok());
+      REQUIRE(c.svc.ingest(gone, events_from(1, 4, 0, 50)).error.ok());
+      REQUIRE(c.svc.ingest(stays, events_from(1, 3, 0)).error.ok());
       REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint()).ok());
       c.now += 100;
-      REQUIRE(c.svc.ingest(stays, events(4, 1, 10)).error.ok());
+      REQUIRE(c.svc.ingest(stays, events_from(4, 1, 10)).error.ok());
       c.now += 50;  // `old` idle 150 s, `live` 50 s
       const auto r = c.svc.sweep(limits(120, 120));
       CHECK(r.incarnations == 1);
@@ -429,7 +425,7 @@ TEST_SUITE("retention") {
       auto store = open_ok();
       const worker_identity quiet{"s", "w0", "a"};
       REQUIRE(c.svc.attach(quiet).ok());
-      REQUIRE(c.svc.ingest(quiet, events(1, 3, 0)).error.ok());
+      REQUIRE(c.svc.ingest(quiet, events_from(1, 3, 0)).error.ok());
       REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint()).ok());
       for (int i = 0; i < 60; ++i) {  // an hour connected, heartbeats only
         c.now += 60;
@@ -453,11 +449,11 @@ TEST_SUITE("retention") {
       clocked_service c;
       auto store = open_ok();
       const worker_identity a{"s", "w0", "a"}, b{"t", "w0", "b"};
-      REQUIRE(c.svc.ingest(a, events(1, 3, 0, 10)).error.ok());
-      REQUIRE(c.svc.ingest(b, events(1, 3, 0)).error.ok());
+      REQUIRE(c.svc.ingest(a, events_from(1, 3, 0, 10)).error.ok());
+      REQUIRE(c.svc.ingest(b, events_from(1, 3, 0)).error.ok());
       REQUIRE(write_checkpoint(*store, c.svc.take_checkpoint()).ok());
       c.now += 100;
-      REQUIRE(c.svc.ingest(b, events(4, 1, 10)).error.ok());
+      REQUIRE(c.svc.ingest(b, events_from(4, 1, 10)).error.ok());
       c.now += 100;
       REQUIRE(c.svc.sweep(limits(150, 150, 0)).swarms == 1);
       const checkpoint second = c.svc.take_checkpoint(n % 2 == 0);

@@ -12,34 +12,22 @@
 #include "service/swarm_service.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
 #include "store/sqlite_rows_store.hpp"
+#include "store_util.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;
 using namespace loopguard::daemon;
+using loopguard::test::digest_of;
+using loopguard::test::open_ok;
+using loopguard::test::refusal;
 using loopguard::test::temp_dir;
 using loopguard::test::wire_event;
 
 namespace {
 
-std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path) {
-  auto store = sqlite_checkpoint_store::open(path);
-  REQUIRE_MESSAGE(store.has_value(), store.error().message());
-  return std::move(*store);
-}
-
-std::string refusal(const std::string& path) {
-  const auto store = sqlite_checkpoint_store::open(path);
-  REQUIRE_FALSE(store.has_value());
-  return store.error().message();
-}
-
 std::string bytes_of(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), {}};
-}
-
-std::uint64_t digest_of(const swarm_service& svc) {
-  return svc.read([](const shared_economics_state& s) { return s.digest(); });
 }
 
 // A database at `path` holding compacted rows of one swarm; returns its digest.

@@ -7,28 +7,19 @@
 #include "fault_injecting_store.hpp"
 #include "service/swarm_service.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
+#include "store_util.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;
 using namespace loopguard::daemon;
+using loopguard::test::digest_of;
+using loopguard::test::load;
+using loopguard::test::open_ok;
+using loopguard::test::refusal;
 using loopguard::test::temp_dir;
 using loopguard::test::wire_event;
 
 namespace {
-
-// Tests run the daemon's store on an in-memory database unless the file is the point.
-std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path = ":memory:") {
-  auto store = sqlite_checkpoint_store::open(path);
-  REQUIRE_MESSAGE(store.has_value(), store.error().message());
-  return std::move(*store);
-}
-
-// Why `path` is refused (it must be).
-std::string refusal(const std::string& path) {
-  const auto store = sqlite_checkpoint_store::open(path);
-  REQUIRE_FALSE(store.has_value());
-  return store.error().message();
-}
 
 // Events of three workers over a few fingerprints, numbered from `first_seq`.
 void feed(swarm_service& svc, const std::string& swarm, int n, std::uint64_t first_seq, double t0) {
@@ -40,25 +31,6 @@ void feed(swarm_service& svc, const std::string& swarm, int n, std::uint64_t fir
     const auto r = svc.ingest({swarm, test::worker_name(w), "inc"}, batch);
     REQUIRE(r.error.ok());
   }
-}
-
-std::uint64_t digest_of(const swarm_service& svc) {
-  return svc.read([](const shared_economics_state& s) { return s.digest(); });
-}
-
-struct loaded {
-  std::uint64_t digest = 0;
-  std::vector<sequence_row> sequences;  // sorted by identity
-  std::size_t records = 0;              // log records replayed
-};
-
-// What the daemon restores from `store` (swarm_service::restore_from). The log is replayed under
-// `rules`: they must be the rules that applied the events.
-loaded load(checkpoint_store& store, const swarm_rules& rules = {}) {
-  swarm_service svc(rules);
-  const auto r = svc.restore_from(store);
-  REQUIRE_MESSAGE(r.has_value(), r.error().message());
-  return {digest_of(svc), svc.sequences(), r->records};
 }
 
 // Commits `records` to the log of `store`, as a group commit does.

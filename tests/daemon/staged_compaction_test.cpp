@@ -17,36 +17,17 @@
 #include "service/rows_worker.hpp"
 #include "service/swarm_service.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
+#include "store_util.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;
 using namespace loopguard::daemon;
+using loopguard::test::digest_of;
+using loopguard::test::load;
+using loopguard::test::open_ok;
 using loopguard::test::wire_event;
 
 namespace {
-
-std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path = ":memory:") {
-  auto store = sqlite_checkpoint_store::open(path);
-  REQUIRE_MESSAGE(store.has_value(), store.error().message());
-  return std::move(*store);
-}
-
-std::uint64_t digest_of(const swarm_service& svc) {
-  return svc.read([](const shared_economics_state& s) { return s.digest(); });
-}
-
-struct loaded {
-  std::uint64_t digest = 0;
-  std::vector<sequence_row> sequences;
-  std::size_t records = 0;
-};
-
-loaded load(checkpoint_store& store, const swarm_rules& rules) {
-  swarm_service svc(rules);
-  const auto r = svc.restore_from(store);
-  REQUIRE_MESSAGE(r.has_value(), r.error().message());
-  return {digest_of(svc), svc.sequences(), r->records};
-}
 
 // Keeps every seen `seen` equal: restore and the live service must agree on sequences.
 std::vector<sequence_row> seqs(const swarm_service& svc) {

@@ -12,27 +12,24 @@
 #include "service/swarm_service.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
 #include "store/swarm_export.hpp"
+#include "store_util.hpp"
 #include "test_util.hpp"
 
 using namespace loopguard;
 using namespace loopguard::daemon;
+using loopguard::test::open_ok;
 using loopguard::test::wire_event;
 
 namespace {
 
-std::vector<protocol::event> events(std::uint64_t first, int n, double t, std::uint64_t tokens) {
+std::vector<protocol::event> paid_events(std::uint64_t first, int n, double t,
+                                         std::uint64_t tokens) {
   std::vector<protocol::event> out;
   for (int i = 0; i < n; ++i) {
     out.push_back(wire_event(first + std::uint64_t(i), 1 + std::uint64_t(i % 4), t + i));
     out.back().spent = {tokens, 0.5};
   }
   return out;
-}
-
-std::unique_ptr<sqlite_checkpoint_store> open_ok(const std::string& path) {
-  auto store = sqlite_checkpoint_store::open(path);
-  REQUIRE_MESSAGE(store.has_value(), store.error().message());
-  return std::move(*store);
 }
 
 swarm_service offline() {
@@ -68,19 +65,19 @@ struct source_db {
   worker_identity w0{"moved", "w0", "i0"}, w1{"moved", "w1", "i1"}, other{"stays", "w0", "i0"},
       old{"moved", "w2", "gone"};
   void fill(checkpoint_store& store) {
-    REQUIRE(live.ingest(w0, events(1, 12, 0, 10)).error.ok());
-    REQUIRE(live.ingest(old, events(1, 2, 1, 10)).error.ok());
-    REQUIRE(live.ingest(other, events(1, 5, 0, 3)).error.ok());
+    REQUIRE(live.ingest(w0, paid_events(1, 12, 0, 10)).error.ok());
+    REQUIRE(live.ingest(old, paid_events(1, 2, 1, 10)).error.ok());
+    REQUIRE(live.ingest(other, paid_events(1, 5, 0, 3)).error.ok());
     REQUIRE(write_checkpoint(store, live.take_checkpoint(true)).ok());
     now += 8 * 86400;  // `old` idle past its 7 days
     REQUIRE(live.attach(w0).ok());
     REQUIRE(live.attach(w1).ok());
     REQUIRE(live.attach(other).ok());
     REQUIRE(live.sweep({}).incarnations == 1);
-    REQUIRE(live.ingest(w0, events(13, 6, 20, 10)).error.ok());
-    REQUIRE(live.ingest(w1, events(1, 9, 22, 10)).error.ok());
+    REQUIRE(live.ingest(w0, paid_events(13, 6, 20, 10)).error.ok());
+    REQUIRE(live.ingest(w1, paid_events(1, 9, 22, 10)).error.ok());
     REQUIRE(write_checkpoint(store, live.take_checkpoint()).ok());  // a log record
-    REQUIRE(live.ingest(other, events(6, 2, 9, 3)).error.ok());
+    REQUIRE(live.ingest(other, paid_events(6, 2, 9, 3)).error.ok());
     REQUIRE(write_checkpoint(store, live.take_checkpoint()).ok());
   }
 };
@@ -105,7 +102,7 @@ TEST_SUITE("swarm move") {
     swarm_service b_live;
     {
       auto store = open_ok(b);
-      REQUIRE(b_live.ingest({"native", "w0", "x"}, events(1, 4, 0, 1)).error.ok());
+      REQUIRE(b_live.ingest({"native", "w0", "x"}, paid_events(1, 4, 0, 1)).error.ok());
       REQUIRE(write_checkpoint(*store, b_live.take_checkpoint()).ok());
     }
     const auto before_a = restore_file(a);
@@ -154,11 +151,11 @@ TEST_SUITE("swarm move") {
       swarm_service s;
       REQUIRE(s.restore_from(*store).has_value());
       CHECK(s.attach(src.old).code() == protocol::codes::incarnation_expired);
-      const auto again = s.ingest(src.w0, events(1, 18, 0, 10));
+      const auto again = s.ingest(src.w0, paid_events(1, 18, 0, 10));
       CHECK(again.duplicates == 18);
       CHECK(again.applied == 0);
       CHECK(digest(s, "moved") == e.digest);
-      const auto next = s.ingest(src.w1, events(10, 1, 40, 10));
+      const auto next = s.ingest(src.w1, paid_events(10, 1, 40, 10));
       CHECK(next.applied == 1);
       CHECK(next.error.ok());
     }
@@ -213,7 +210,7 @@ TEST_SUITE("swarm move") {
     }
     {
       auto store = open_ok(a);  // the daemon served one more event after the export
-      REQUIRE(src.live.ingest(src.w1, events(10, 1, 50, 1)).error.ok());
+      REQUIRE(src.live.ingest(src.w1, paid_events(10, 1, 50, 1)).error.ok());
       REQUIRE(write_checkpoint(*store, src.live.take_checkpoint()).ok());
     }
     const auto before = restore_file(a);
@@ -233,7 +230,7 @@ TEST_SUITE("swarm move") {
     swarm_service live({}, {}, [&] { return now; });
     {
       auto store = open_ok(a);
-      REQUIRE(live.ingest({"t", "w0", "i"}, events(1, 3, 0, 7)).error.ok());
+      REQUIRE(live.ingest({"t", "w0", "i"}, paid_events(1, 3, 0, 7)).error.ok());
       now += 2;
       REQUIRE(live.sweep({1, 1, 0}).swarms == 1);  // idle for 2 s: a tombstone
       REQUIRE(write_checkpoint(*store, live.take_checkpoint()).ok());

@@ -4,7 +4,7 @@
 #include "service/worker_modes.hpp"
 
 using loopguard::daemon::worker_modes;
-using names = std::set<std::string, std::less<>>;
+using name_set = std::set<std::string, std::less<>>;
 
 TEST_SUITE("worker modes") {
   TEST_CASE("the latest hello decides, swarms are apart, an enforcing hello forgets") {
@@ -13,14 +13,14 @@ TEST_SUITE("worker modes") {
     m.set("a", "w0", true);
     m.set("b", "w0", true);
     m.set("a", "w2", false);
-    CHECK(m.observing("a") == names{"w0", "w1"});
-    CHECK(m.observing("b") == names{"w0"});
+    CHECK(m.observing("a") == name_set{"w0", "w1"});
+    CHECK(m.observing("b") == name_set{"w0"});
     CHECK(m.observing("c").empty());
     m.set("a", "w1", true);  // a reconnect says it again
     CHECK(m.size() == 3);
     m.set("a", "w1", false);
     m.set("b", "w0", false);
-    CHECK(m.observing("a") == names{"w0"});
+    CHECK(m.observing("a") == name_set{"w0"});
     CHECK(m.observing("b").empty());
     CHECK(m.size() == 1);
   }

@@ -8,7 +8,7 @@ using namespace loopguard::daemon;
 
 namespace {
 
-std::string error_of(std::string_view target) {
+std::string url_error(std::string_view target) {
   const auto r = url_swarm(target);
   return r ? "no error" : r.error().message();
 }
@@ -36,19 +36,19 @@ TEST_SUITE("worker url") {
   }
 
   TEST_CASE("a malformed swarm in the query is an error saying what is wrong") {
-    CHECK(error_of("/ws?swarm=a%2") ==
+    CHECK(url_error("/ws?swarm=a%2") ==
           "swarm in the URL: bad percent-encoding at byte 1 (expected % and two hex digits)");
-    CHECK(error_of("/ws?swarm=%zz") ==
+    CHECK(url_error("/ws?swarm=%zz") ==
           "swarm in the URL: bad percent-encoding at byte 0 (expected % and two hex digits)");
-    CHECK(error_of("/ws?swarm=") == "swarm in the URL is empty");
-    CHECK(error_of("/ws?swarm") == "swarm in the URL is empty");
-    CHECK(error_of("/ws?swarm=a&swarm=a") == "swarm is given twice in the URL");
-    CHECK(error_of("/ws?swarm=" + std::string(129, 'x')) ==
+    CHECK(url_error("/ws?swarm=") == "swarm in the URL is empty");
+    CHECK(url_error("/ws?swarm") == "swarm in the URL is empty");
+    CHECK(url_error("/ws?swarm=a&swarm=a") == "swarm is given twice in the URL");
+    CHECK(url_error("/ws?swarm=" + std::string(129, 'x')) ==
           "swarm in the URL is longer than 128 bytes");
-    CHECK(error_of("/ws?swarm=a%FF") ==
+    CHECK(url_error("/ws?swarm=a%FF") ==
           "swarm in the URL is not valid UTF-8 (an identifier may not hold invalid bytes or "
           "U+FFFD)");
-    CHECK(error_of("/ws?swarm=%EF%BF%BD") ==
+    CHECK(url_error("/ws?swarm=%EF%BF%BD") ==
           "swarm in the URL is not valid UTF-8 (an identifier may not hold invalid bytes or "
           "U+FFFD)");
   }

@@ -37,7 +37,7 @@ std::string tokens_file(const test::temp_dir& dir, mode_t mode = 0600) {
   return path;
 }
 
-json hello(const std::string& swarm, const std::string& worker, const std::string& token) {
+json token_hello(const std::string& swarm, const std::string& worker, const std::string& token) {
   return {{"type", "hello"},  {"version", protocol::kVersion}, {"swarm", swarm},
           {"worker", worker}, {"incarnation", "inc"},          {"token", token}};
 }
@@ -73,21 +73,22 @@ TEST_SUITE("e2e") {
     daemon_process d(dir.file(""), dir.file("lg.db"), {"--tokens-file", tokens_file(dir)});
     REQUIRE_MESSAGE(d.port() != 0, d.log());
     const auto p = d.port();
-    CHECK(answer_to(p, hello("anything", "w9", kAdmin)) == "welcome");
-    CHECK(answer_to(p, hello("nightly-7", "w9", kNightly)) == "welcome");
-    CHECK(answer_to(p, hello("auth", "w2", kPinned)) == "welcome");
-    CHECK(answer_to(p, hello("release-1~r0a1b", "w1", kRuns)) == "welcome");
+    CHECK(answer_to(p, token_hello("anything", "w9", kAdmin)) == "welcome");
+    CHECK(answer_to(p, token_hello("nightly-7", "w9", kNightly)) == "welcome");
+    CHECK(answer_to(p, token_hello("auth", "w2", kPinned)) == "welcome");
+    CHECK(answer_to(p, token_hello("release-1~r0a1b", "w1", kRuns)) == "welcome");
 
     std::string why;
-    CHECK(answer_to(p, hello("auth", "w1", kNightly), &why) == "forbidden");
+    CHECK(answer_to(p, token_hello("auth", "w1", kNightly), &why) == "forbidden");
     CHECK(why == "the token \"nightly\" does not grant swarm \"auth\"");
     // One process cannot pose as more workers than its token names.
-    CHECK(answer_to(p, hello("auth", "w3", kPinned), &why) == "forbidden");
+    CHECK(answer_to(p, token_hello("auth", "w3", kPinned), &why) == "forbidden");
     CHECK(why == "the token \"" + dir.file("tokens") + ":4\" does not grant worker name \"w3\"");
-    CHECK(answer_to(p, hello("nightly", "w1", kNightly)) == "forbidden");  // the dash is literal
-    CHECK(answer_to(p, hello("auth", "w1", "wrong-token"), &why) == "unauthorized");
+    CHECK(answer_to(p, token_hello("nightly", "w1", kNightly)) ==
+          "forbidden");  // the dash is literal
+    CHECK(answer_to(p, token_hello("auth", "w1", "wrong-token"), &why) == "unauthorized");
     CHECK(why == "missing or wrong token");
-    CHECK(answer_to(p, hello("auth", "w1", "")) == "unauthorized");
+    CHECK(answer_to(p, token_hello("auth", "w1", "")) == "unauthorized");
     // No token in any message or log line.
     for (const char* t : {kAdmin, kNightly, kPinned, kRuns}) {
       CHECK(d.log().find(t) == std::string::npos);

@@ -25,6 +25,7 @@ using test::cli_result;
 using test::daemon_process;
 using test::run_loopguard;
 
+using test::lines_of;
 namespace {
 
 const std::string kData = LOOPGUARD_TEST_DATA_DIR;
@@ -63,16 +64,6 @@ std::string url_of(const daemon_process& d) {
 std::vector<std::string> args(std::vector<std::string> head, const std::vector<std::string>& tail) {
   head.insert(head.end(), tail.begin(), tail.end());
   return head;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
-    out.push_back(text.substr(start, nl - start));
-  }
-  if (start < text.size()) out.push_back(text.substr(start));
-  return out;
 }
 
 bool is_delivery(const std::string& line) {

@@ -35,4 +35,14 @@ cli_result run_loopguard(const std::string& dir, std::vector<std::string> args,
   return cli_process(dir, std::move(args)).finish(timeout);
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
+    out.push_back(text.substr(start, nl - start));
+  }
+  if (start < text.size()) out.push_back(text.substr(start));
+  return out;
+}
+
 }  // namespace loopguard::test

@@ -36,4 +36,7 @@ class cli_process {
 cli_result run_loopguard(const std::string& dir, std::vector<std::string> args,
                          std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+// The lines of `text`, without their '\n' (a last line without one included).
+std::vector<std::string> lines_of(const std::string& text);
+
 }  // namespace loopguard::test

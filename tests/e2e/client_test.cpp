@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "../daemon/test_util.hpp"
+#include "cycling_events.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/daemon_client.hpp"
 #include "loopguard/hex.hpp"
 #include "state/shared_economics_state.hpp"
@@ -20,13 +22,10 @@ using namespace loopguard;
 using namespace std::chrono_literals;
 using test::daemon_process;
 
+using test::digest_over_http;
 namespace {
 
-constexpr std::uint64_t kFps = 25;
-
-protocol::event nth_event(std::uint64_t seq) {
-  return test::wire_event(seq, 1 + seq % kFps, double(seq), 1000 + seq % kFps);
-}
+constexpr std::uint64_t kClientFps = 25;
 
 client_options options_for(unsigned short port, const std::string& swarm, int worker,
                            std::size_t outbox = 10000) {
@@ -38,32 +37,6 @@ client_options options_for(unsigned short port, const std::string& swarm, int wo
   o.backoff_min = 20ms;
   o.backoff_max = 200ms;
   return o;
-}
-
-// Sends the client's next `n` events (its numbering is 1, 2, 3, ...: the content follows it).
-void send_events(daemon_client& c, std::uint64_t n) {
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t next = c.stats().sent + 1;
-    CHECK(c.send(nth_event(next)) == next);
-  }
-}
-
-std::string expected_digest(const std::string& swarm, int workers, std::uint64_t n) {
-  daemon::shared_economics_state s;
-  for (int w = 0; w < workers; ++w) {
-    for (std::uint64_t seq = 1; seq <= n; ++seq) {
-      const auto e = nth_event(seq);
-      s.apply({swarm, test::worker_name(w), e.tool, e.summary, e.exact, e.structural, e.result,
-               e.ok, e.t});
-    }
-  }
-  return to_hex(s.digest(swarm));
-}
-
-std::string digest_over_http(unsigned short port, const std::string& swarm) {
-  std::string body;
-  if (test::http_get(port, "/api/swarms/" + swarm + "/digest", body) != 200) return "";
-  return nlohmann::json::parse(body, nullptr, false).value("digest", "");
 }
 
 std::vector<std::string> listen_on(unsigned short port) {
@@ -98,7 +71,7 @@ TEST_SUITE("client") {
       // certain.
       const std::uint64_t kill_after = std::uniform_int_distribution<std::uint64_t>(50, 250)(rng);
       for (std::uint64_t i = 0; i < kPerRound; ++i) {
-        for (auto& c : clients) send_events(*c, 1);
+        for (auto& c : clients) test::send_cycling(*c, 1, kClientFps);
         if (i == kill_after) d->signal(SIGSTOP);
         if (i == kill_after + 5) {
           // Long enough for the clients to write those events (flush_delay): they reach the
@@ -122,7 +95,8 @@ TEST_SUITE("client") {
       CHECK(c->stats().connects >= kKills + 1);
     }
     CHECK(resent > 0);
-    CHECK(digest_over_http(port, "chaos") == expected_digest("chaos", kWorkers, total));
+    CHECK(digest_over_http(port, "chaos") ==
+          test::cycling_digest("chaos", kWorkers, total, kClientFps));
   }
 
   TEST_CASE("the daemon is down when workers start: they carry on, connect later, catch up" *
@@ -137,7 +111,7 @@ TEST_SUITE("client") {
     std::vector<std::unique_ptr<daemon_client>> clients;
     for (int w = 0; w < 2; ++w) {
       clients.push_back(std::make_unique<daemon_client>(options_for(port, "late", w)));
-      send_events(*clients.back(), 40);  // returns at once: nobody is there
+      test::send_cycling(*clients.back(), 40, kClientFps);  // returns at once: nobody is there
       CHECK_FALSE(clients.back()->stats().connected);
     }
     std::this_thread::sleep_for(100ms);  // a few failed attempts with backoff
@@ -145,10 +119,10 @@ TEST_SUITE("client") {
     daemon_process d(dir.file(""), dir.file("lg.db"), listen_on(port));
     REQUIRE_MESSAGE(d.port() == port, d.log());
     for (auto& c : clients) {
-      send_events(*c, 10);
+      test::send_cycling(*c, 10, kClientFps);
       REQUIRE_MESSAGE(c->wait_acknowledged(50, 20s), c->stats().last_error);
     }
-    CHECK(digest_over_http(port, "late") == expected_digest("late", 2, 50));
+    CHECK(digest_over_http(port, "late") == test::cycling_digest("late", 2, 50, kClientFps));
   }
 
   TEST_CASE("SIGSTOP: every call returns, the overflow is counted exactly and declared as a gap" *
@@ -159,10 +133,10 @@ TEST_SUITE("client") {
     daemon_process d(dir.file(""), dir.file("lg.db"));
     REQUIRE_MESSAGE(d.port() != 0, d.log());
     daemon_client c(options_for(d.port(), "stopped", 0, kOutbox));
-    send_events(c, kBefore);
+    test::send_cycling(c, kBefore, kClientFps);
     REQUIRE(c.wait_acknowledged(kBefore, 10s));
     d.signal(SIGSTOP);
-    send_events(c, kDuring);  // every call returns although nobody reads
+    test::send_cycling(c, kDuring, kClientFps);  // every call returns although nobody reads
     const auto during = c.stats();
     CHECK(during.overflow_dropped == kDuring - kOutbox);
     CHECK(during.outbox == kOutbox);
@@ -190,7 +164,7 @@ TEST_SUITE("client") {
     auto o = options_for(d.port(), "s", 0);
     o.token = "wrong";
     daemon_client c(o);
-    send_events(c, 3);
+    test::send_cycling(c, 3, kClientFps);
     CHECK_FALSE(c.wait_acknowledged(3, 3s));
     const auto s = c.stats();
     CHECK(s.fatal);
@@ -209,7 +183,7 @@ TEST_SUITE("client") {
     auto o = options_for(d.port(), "s", 0);
     o.token = "other-swarms-token-0001";
     daemon_client c(o);
-    send_events(c, 3);
+    test::send_cycling(c, 3, kClientFps);
     CHECK_FALSE(c.wait_acknowledged(3, 2s));
     const auto s = c.stats();
     CHECK(s.fatal);

@@ -18,7 +18,9 @@
 #include "../daemon/test_util.hpp"
 #include "child_process.hpp"
 #include "cluster/cluster_ring.hpp"
+#include "cycling_events.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/daemon_client.hpp"
 #include "loopguard/hex.hpp"
 #include "state/shared_economics_state.hpp"
@@ -28,35 +30,14 @@ using namespace loopguard;
 using namespace std::chrono_literals;
 using test::daemon_process;
 
+using test::digest_over_http;
 namespace {
 
 constexpr int kSwarms = 30;
 constexpr std::uint64_t kFps = 25;
 
-protocol::event nth_event(std::uint64_t seq) {
-  return test::wire_event(seq, 1 + seq % kFps, double(seq), 1000 + seq % kFps);
-}
-
 std::string swarm_id(int i) {
   return "swarm-" + std::to_string(i);
-}
-
-// The digest of a swarm whose one worker (w0) sent events 1..n.
-std::string expected_digest(const std::string& swarm, std::uint64_t n) {
-  daemon::shared_economics_state s;
-  for (std::uint64_t seq = 1; seq <= n; ++seq) {
-    const auto e = nth_event(seq);
-    s.apply({swarm, test::worker_name(0), e.tool, e.summary, e.exact, e.structural, e.result, e.ok,
-             e.t});
-  }
-  return to_hex(s.digest(swarm));
-}
-
-std::string digest_over_http(unsigned short port, const std::string& swarm) {
-  std::string body;
-  const int status = test::http_get(port, "/api/swarms/" + swarm + "/digest", body);
-  if (status != 200) return "HTTP " + std::to_string(status);
-  return nlohmann::json::parse(body, nullptr, false).value("digest", "");
 }
 
 // A set of swarms as one sorted, space-separated string (doctest shows it on failure).
@@ -145,13 +126,6 @@ client_options options_for(unsigned short port, const std::string& swarm) {
   o.backoff_min = 20ms;
   o.backoff_max = 200ms;
   return o;
-}
-
-void send_events(daemon_client& c, std::uint64_t n) {
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t next = c.stats().sent + 1;
-    CHECK(c.send(nth_event(next)) == next);
-  }
 }
 
 // scripts/cluster.sh --write-only; its exit code, its output in `out`.
@@ -246,7 +220,7 @@ TEST_SUITE("cluster") {
     std::vector<std::unique_ptr<daemon_client>> clients;
     for (int s = 0; s < kSwarms; ++s) {
       clients.push_back(std::make_unique<daemon_client>(options_for(ports[0], swarm_id(s))));
-      send_events(*clients.back(), 20);
+      test::send_cycling(*clients.back(), 20, kFps);
     }
     for (auto& c : clients) REQUIRE_MESSAGE(c->wait_acknowledged(20, 15s), c->stats().last_error);
     CHECK(swarms_on(ports[1]) == joined(owned[0]));
@@ -276,7 +250,7 @@ TEST_SUITE("cluster") {
       client_options o = options_for(ports[1 + foreign], swarm_id(0));
       o.worker = "misrouted";
       daemon_client misrouted(o);
-      send_events(misrouted, 3);
+      test::send_cycling(misrouted, 3, kFps);
       // Refused again and again: the daemon's error count grows by at least three.
       const std::uint64_t before = errors_sent(ports[1 + foreign]);
       const auto deadline = std::chrono::steady_clock::now() + 5s;
@@ -308,7 +282,7 @@ TEST_SUITE("cluster") {
     const auto d2_swarm = *owned[1].begin();
     CHECK(test::try_upgrade(ports[0], "/ws?swarm=" + d2_swarm, body) == 503);  // no failover
     for (int round = 0; round < 4; ++round) {
-      for (auto& c : clients) send_events(*c, 5);
+      for (auto& c : clients) test::send_cycling(*c, 5, kFps);
       std::this_thread::sleep_for(150ms);
       CHECK(swarms_on(ports[1]) == joined(owned[0]));
     }
@@ -326,7 +300,7 @@ TEST_SUITE("cluster") {
     // The restart: d2's workers reconnect through HAProxy and resend; everything counted once.
     daemons[1] = std::make_unique<daemon_process>(dir.file(""), dir.file("d1.db"), daemon_args(1));
     REQUIRE_MESSAGE(daemons[1]->port() == ports[2], daemons[1]->log());
-    for (auto& c : clients) send_events(*c, 10);
+    for (auto& c : clients) test::send_cycling(*c, 10, kFps);
     for (auto& c : clients) REQUIRE_MESSAGE(c->wait_acknowledged(50, 20s), c->stats().last_error);
     for (int s = 0; s < kSwarms; ++s) {
       if (owner[s] == 1) CHECK(clients[s]->stats().connects >= 2);
@@ -335,7 +309,8 @@ TEST_SUITE("cluster") {
     CHECK(swarms_on(ports[2]) == joined(owned[1]));
     for (int s = 0; s < kSwarms; ++s) {
       const std::string id = swarm_id(s);
-      CHECK_MESSAGE(digest_over_http(ports[1 + owner[s]], id) == expected_digest(id, 50), id);
+      CHECK_MESSAGE(
+          digest_over_http(ports[1 + owner[s]], id) == test::cycling_digest(id, 1, 50, kFps), id);
       CHECK_MESSAGE(digest_over_http(ports[2 - owner[s]], id) == "HTTP 404", id);
     }
   }
@@ -427,12 +402,12 @@ TEST_SUITE("cluster") {
       for (int s = 0; s < kSwarms; ++s) {
         clients.push_back(
             std::make_unique<daemon_client>(options_for(port_of(two, swarm_id(s)), swarm_id(s))));
-        send_events(*clients.back(), 1 + std::uint64_t(s % 5));
+        test::send_cycling(*clients.back(), 1 + std::uint64_t(s % 5), kFps);
       }
       for (int s = 0; s < kSwarms; ++s) {
         REQUIRE(clients[s]->wait_acknowledged(1 + std::uint64_t(s % 5), 10s));
         digests[s] = digest_over_http(port_of(two, swarm_id(s)), swarm_id(s));
-        CHECK(digests[s] == expected_digest(swarm_id(s), 1 + std::uint64_t(s % 5)));
+        CHECK(digests[s] == test::cycling_digest(swarm_id(s), 1, 1 + std::uint64_t(s % 5), kFps));
       }
     });
     // Each step: the swarms whose owner changes move, every digest stays, no swarm on two.

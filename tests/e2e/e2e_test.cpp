@@ -10,7 +10,9 @@
 #include <thread>
 
 #include "../daemon/test_util.hpp"
+#include "cycling_events.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/hex.hpp"
 #include "loopguard/protocol.hpp"
 #include "state/shared_economics_state.hpp"
@@ -22,43 +24,15 @@ using nlohmann::json;
 using test::daemon_process;
 using test::ws_client;
 
+using test::digest_over_http;
+using test::get_json;
 namespace {
-
-// The n-th event of a worker: fingerprints cycle through `fps` values with a fixed result each,
-// so the final state does not depend on how the workers' events interleave.
-protocol::event nth_event(std::uint64_t seq, std::uint64_t fps, double t) {
-  return test::wire_event(seq, 1 + seq % fps, t, 1000 + seq % fps);
-}
 
 json batch(std::uint64_t from, std::uint64_t to, std::uint64_t fps) {
   protocol::events b;
-  for (std::uint64_t s = from; s <= to; ++s) b.items.push_back(nth_event(s, fps, double(s)));
+  for (std::uint64_t s = from; s <= to; ++s)
+    b.items.push_back(test::cycling_event(s, fps, double(s)));
   return json::parse(protocol::serialize(b));
-}
-
-json get_json(unsigned short port, const std::string& target, int expect = 200) {
-  std::string body;
-  CHECK(test::http_get(port, target, body) == expect);
-  return json::parse(body, nullptr, false);
-}
-
-std::string digest_over_http(unsigned short port, const std::string& swarm) {
-  const auto j = get_json(port, "/api/swarms/" + swarm + "/digest");
-  return j.is_object() ? j.value("digest", "") : "";
-}
-
-// What the daemon must hold after `workers` workers each sent events 1..n of one swarm.
-std::string expected_digest(const std::string& swarm, int workers, std::uint64_t n,
-                            std::uint64_t fps) {
-  daemon::shared_economics_state s;
-  for (int w = 0; w < workers; ++w) {
-    for (std::uint64_t seq = 1; seq <= n; ++seq) {
-      const auto e = nth_event(seq, fps, double(seq));
-      s.apply({swarm, test::worker_name(w), e.tool, e.summary, e.exact, e.structural, e.result,
-               e.ok, e.t});
-    }
-  }
-  return to_hex(s.digest(swarm));
 }
 
 }  // namespace
@@ -154,7 +128,7 @@ TEST_SUITE("e2e") {
       REQUIRE(w0.wait_ack(30, 5s));
       REQUIRE(w1.wait_ack(30, 5s));
       before = digest_over_http(d.port(), "s");
-      CHECK(before == expected_digest("s", 2, 30, 7));
+      CHECK(before == test::cycling_digest("s", 2, 30, 7));
       d.signal(SIGTERM);
       CHECK(w0.wait_closed(5s) == 1001);  // going away
       const auto code = d.wait(10s);
@@ -205,7 +179,8 @@ TEST_SUITE("e2e") {
       }
     }
     for (auto& c : ws) REQUIRE(c->wait_ack(kEvents, 10s));
-    CHECK(digest_over_http(d.port(), "chaos") == expected_digest("chaos", kWorkers, kEvents, kFps));
+    CHECK(digest_over_http(d.port(), "chaos") ==
+          test::cycling_digest("chaos", kWorkers, kEvents, kFps));
     const auto sum = get_json(d.port(), "/api/swarms");
     CHECK(sum["swarms"][0]["calls"] == kWorkers * kEvents);
   }
@@ -325,7 +300,8 @@ TEST_SUITE("e2e") {
     REQUIRE(a.hello("done", "a", "i") == 0u);
     REQUIRE(b.hello("done", "b", "i") == 0u);
     protocol::events bin;
-    for (std::uint64_t s = 1; s <= 8; ++s) bin.items.push_back(nth_event(s, 2, double(s)));
+    for (std::uint64_t s = 1; s <= 8; ++s)
+      bin.items.push_back(test::cycling_event(s, 2, double(s)));
     a.send(protocol::encode_binary(bin), /*binary=*/true);
     REQUIRE(a.wait_ack(8, 5s));
     CHECK(get_json(d.port(), "/api/swarms/done")["calls"] == 8);

@@ -27,6 +27,7 @@ using test::cli_result;
 using test::daemon_process;
 using test::run_loopguard;
 
+using test::lines_of;
 namespace {
 
 // A '/' and a non-ASCII letter: the name must be percent-encoded in the request path.
@@ -34,15 +35,6 @@ const std::string kSwarm = "team/\u00e9quipe";
 
 std::string http_url(const daemon_process& d) {
   return "http://127.0.0.1:" + std::to_string(d.port());
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t nl; (nl = text.find('\n', start)) != std::string::npos; start = nl + 1) {
-    out.push_back(text.substr(start, nl - start));
-  }
-  return out;
 }
 
 // Four workers, three of them stuck on one search: two verdicts (exact and structural).

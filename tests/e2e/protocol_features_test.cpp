@@ -6,6 +6,7 @@
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/protocol.hpp"
 #include "ws_client.hpp"
 
@@ -15,6 +16,7 @@ using nlohmann::json;
 using test::daemon_process;
 using test::ws_client;
 
+using test::get_json;
 namespace {
 
 // Events seq from..to of one fingerprint (the same result each time: a dead end) at t = seq, or
@@ -37,12 +39,6 @@ void declare_warn(ws_client& a, ws_client& b) {
   const auto v = a.next_of("verdict", 5s);
   REQUIRE(v);
   REQUIRE((*v)["level"] == "warn");
-}
-
-json get_json(unsigned short port, const std::string& target) {
-  std::string body;
-  CHECK(test::http_get(port, target, body) == 200);
-  return json::parse(body, nullptr, false);
 }
 
 json welcome_of(ws_client& c, const std::string& swarm, const std::string& worker) {

@@ -13,6 +13,7 @@
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/daemon_client.hpp"
 #include "loopguard/hex.hpp"
 #include "state/shared_economics_state.hpp"
@@ -22,6 +23,7 @@ using namespace loopguard;
 using namespace std::chrono_literals;
 using test::daemon_process;
 
+using test::digest_over_http;
 namespace {
 
 protocol::event nth_event(std::uint64_t seq, std::uint64_t tokens = 0) {
@@ -55,12 +57,6 @@ client_options options_for(unsigned short port, const std::string& swarm,
   o.backoff_min = 20ms;
   o.backoff_max = 200ms;
   return o;
-}
-
-std::string digest_over_http(unsigned short port, const std::string& swarm) {
-  std::string body;
-  if (test::http_get(port, "/api/swarms/" + swarm + "/digest", body) != 200) return "";
-  return nlohmann::json::parse(body, nullptr, false).value("digest", "");
 }
 
 nlohmann::json swarm_over_http(unsigned short port, const std::string& swarm) {

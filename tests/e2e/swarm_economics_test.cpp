@@ -11,6 +11,7 @@
 
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/hex.hpp"
 #include "loopguard/swarm_worker.hpp"
 #include "swarm_workers.hpp"
@@ -23,6 +24,7 @@ using test::daemon_process;
 using test::join;
 using test::settle;
 
+using test::get_json;
 namespace {
 
 constexpr const char* kDeadEndRules =
@@ -68,12 +70,6 @@ verdict text_turn_at(swarm_worker& w, severity level, std::chrono::milliseconds 
     if (budget_in(v) == level || std::chrono::steady_clock::now() >= deadline) return v;
     w.client()->wait_verdicts(seen + 1, std::chrono::milliseconds(200));
   }
-}
-
-nlohmann::json get_json(unsigned short port, const std::string& target) {
-  std::string body;
-  REQUIRE(test::http_get(port, target, body) == 200);
-  return nlohmann::json::parse(body);
 }
 
 // What the test itself reported, to compare with what the daemon summed.

@@ -12,7 +12,9 @@
 #include <set>
 
 #include "../daemon/test_util.hpp"
+#include "cycling_events.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/daemon_client.hpp"
 #include "loopguard/hex.hpp"
 #include "state/shared_economics_state.hpp"
@@ -23,31 +25,10 @@ using namespace std::chrono_literals;
 using test::daemon_process;
 using json = nlohmann::json;
 
+using test::digest_over_http;
 namespace {
 
-constexpr std::uint64_t kFps = 7;
-
-protocol::event nth_event(std::uint64_t seq) {
-  return test::wire_event(seq, 1 + seq % kFps, double(seq), 1000 + seq % kFps);
-}
-
-// The digest of a swarm whose one worker (w0) sent events 1..n.
-std::string expected_digest(const std::string& swarm, std::uint64_t n) {
-  daemon::shared_economics_state s;
-  for (std::uint64_t seq = 1; seq <= n; ++seq) {
-    const auto e = nth_event(seq);
-    s.apply({swarm, test::worker_name(0), e.tool, e.summary, e.exact, e.structural, e.result, e.ok,
-             e.t});
-  }
-  return to_hex(s.digest(swarm));
-}
-
-std::string digest_over_http(unsigned short port, const std::string& swarm) {
-  std::string body;
-  const int status = test::http_get(port, "/api/swarms/" + swarm + "/digest", body);
-  if (status != 200) return "HTTP " + std::to_string(status);
-  return json::parse(body, nullptr, false).value("digest", "");
-}
+constexpr std::uint64_t kMoveFps = 7;
 
 // The swarms a daemon's API lists, sorted, space-separated.
 std::string swarms_on(unsigned short port) {
@@ -76,13 +57,6 @@ client_options worker(unsigned short port, const std::string& swarm) {
   return o;
 }
 
-void send_events(daemon_client& c, std::uint64_t n) {
-  for (std::uint64_t i = 0; i < n; ++i) {
-    const std::uint64_t next = c.stats().sent + 1;
-    REQUIRE(c.send(nth_event(next)) == next);
-  }
-}
-
 void stop(daemon_process& d) {
   d.signal(SIGTERM);
   REQUIRE(d.wait(10s) == 0);
@@ -109,7 +83,7 @@ TEST_SUITE("swarm move") {
       daemon_process b(dir.file(""), b_db);
       REQUIRE_MESSAGE(b.port() != 0, b.log());
       daemon_client native(worker(b.port(), "native"));
-      send_events(native, 5);
+      test::send_cycling(native, 5, kMoveFps);
       REQUIRE(native.wait_acknowledged(5, 10s));
       stop(b);
     }
@@ -121,13 +95,13 @@ TEST_SUITE("swarm move") {
     daemon_client moving(worker(a_port, "moving"));
     {
       daemon_client staying(worker(a_port, "staying"));
-      send_events(staying, 8);
+      test::send_cycling(staying, 8, kMoveFps);
       REQUIRE(staying.wait_acknowledged(8, 10s));
     }
-    send_events(moving, 30);
+    test::send_cycling(moving, 30, kMoveFps);
     REQUIRE_MESSAGE(moving.wait_acknowledged(30, 10s), moving.stats().last_error);
     const std::string before = digest_over_http(a_port, "moving");
-    CHECK(before == expected_digest("moving", 30));
+    CHECK(before == test::cycling_digest("moving", 1, 30, kMoveFps));
 
     // A running daemon locks its file: the export is refused, the file untouched.
     CHECK(loopguardd(dir, {"--db", a_db, "--export-swarm", "moving", "--out", file}, out) == 1);
@@ -137,7 +111,7 @@ TEST_SUITE("swarm move") {
     // A stops; the worker goes on: 10 more events wait unacknowledged in its outbox.
     stop(*a);
     a.reset();
-    send_events(moving, 10);
+    test::send_cycling(moving, 10, kMoveFps);
     CHECK(moving.stats().acknowledged == 30);
 
     // Export from A, import into B, remove from A.
@@ -168,7 +142,8 @@ TEST_SUITE("swarm move") {
       REQUIRE(last.has_value());
       CHECK(*last == 30);
       protocol::events again;
-      for (std::uint64_t s = 1; s <= 30; ++s) again.items.push_back(nth_event(s));
+      for (std::uint64_t s = 1; s <= 30; ++s)
+        again.items.push_back(test::cycling_event(s, kMoveFps));
       ws.send(json::parse(protocol::serialize(again)));
       // A heartbeat (no events) is answered with the acknowledged point, after the batch before
       // it was applied: a resend of nothing new moves no ack by itself.
@@ -183,7 +158,7 @@ TEST_SUITE("swarm move") {
     daemon_process b(dir.file(""), b_db, {"--listen", "127.0.0.1:" + std::to_string(a_port)});
     REQUIRE_MESSAGE(b.port() == a_port, b.log());
     REQUIRE_MESSAGE(moving.wait_acknowledged(40, 15s), moving.stats().last_error);
-    CHECK(digest_over_http(a_port, "moving") == expected_digest("moving", 40));
+    CHECK(digest_over_http(a_port, "moving") == test::cycling_digest("moving", 1, 40, kMoveFps));
     CHECK(swarms_on(a_port) == "moving native");
 
     // A no longer has it: only "staying" is left, and a worker of "moving" would start over.
@@ -205,7 +180,7 @@ TEST_SUITE("swarm move") {
       daemon_process a(dir.file(""), a_db);
       REQUIRE_MESSAGE(a.port() != 0, a.log());
       daemon_client c(worker(a.port(), "s"));
-      send_events(c, 12);
+      test::send_cycling(c, 12, kMoveFps);
       REQUIRE(c.wait_acknowledged(12, 10s));
       stop(a);
     }
@@ -216,7 +191,7 @@ TEST_SUITE("swarm move") {
       daemon_process b(dir.file(""), b_db);  // B exists, with a swarm of its own
       REQUIRE_MESSAGE(b.port() != 0, b.log());
       daemon_client c(worker(b.port(), "other"));
-      send_events(c, 3);
+      test::send_cycling(c, 3, kMoveFps);
       REQUIRE(c.wait_acknowledged(3, 10s));
       stop(b);
     }

@@ -18,6 +18,7 @@
 #include <boost/beast/http.hpp>
 #include "../daemon/test_util.hpp"
 #include "cli_process.hpp"
+#include "cycling_events.hpp"
 #include "daemon_process.hpp"
 
 #include "loopguard/daemon_client.hpp"
@@ -33,7 +34,7 @@ using test::run_loopguard;
 
 namespace {
 
-const std::string kData = LOOPGUARD_TEST_DATA_DIR;
+const std::string kTraceData = LOOPGUARD_TEST_DATA_DIR;
 
 // A certificate for 127.0.0.1 and localhost in `dir`, and a loopguardd serving TLS with it.
 struct tls_daemon {
@@ -105,12 +106,6 @@ std::uint64_t handshake_failures(const tls_daemon& t) {
   return std::stoull(metrics.substr(at + name.size()));
 }
 
-void send_events(daemon_client& c, std::uint64_t n) {
-  for (std::uint64_t seq = 1; seq <= n; ++seq) {
-    CHECK(c.send(test::wire_event(seq, 1 + seq % 7, double(seq), 1000 + seq % 7)) == seq);
-  }
-}
-
 // The client is refused for good: no welcome ever, fatal, the reason kept.
 void check_refused(daemon_client& c, const std::string& reason) {
   CHECK_FALSE(c.wait_connected(3s));
@@ -131,8 +126,8 @@ TEST_SUITE("tls") {
     // By IP address (checked against the IP SAN) and by name (SNI, the DNS SAN).
     daemon_client by_ip(options_for(t.wss(), t.cert, "w1"));
     daemon_client by_name(options_for(t.wss("localhost"), t.cert, "w2"));
-    send_events(by_ip, 200);
-    send_events(by_name, 200);
+    test::send_cycling(by_ip, 200, 7);
+    test::send_cycling(by_name, 200, 7);
     CHECK(by_ip.wait_acknowledged(200, 10s));
     CHECK(by_name.wait_acknowledged(200, 10s));
     CHECK(by_ip.stats().last_error.empty());
@@ -191,7 +186,7 @@ TEST_SUITE("tls") {
     }
     daemon_client plain(options_for("ws://127.0.0.1:" + std::to_string(t.d.port()), "", "w2"));
     CHECK_FALSE(plain.wait_connected(1s));
-    send_events(c, 50);
+    test::send_cycling(c, 50, 7);
     CHECK(c.wait_acknowledged(50, 10s));
     CHECK(c.stats().disconnects == 0);
     // Six failed handshakes (three WebSocket, three HTTP), and the SDK client's retries.
@@ -214,7 +209,7 @@ TEST_SUITE("tls") {
     CHECK(inspect.out.find("swarm \"sim\": 3 workers") != std::string::npos);
     // replay --daemon: the daemon's global lines are the offline ones, as over ws://.
     std::vector<std::string> traces;
-    for (const auto& e : std::filesystem::directory_iterator(kData + "/replay")) {
+    for (const auto& e : std::filesystem::directory_iterator(kTraceData + "/replay")) {
       if (e.path().extension() == ".jsonl") traces.push_back(e.path().string());
     }
     REQUIRE_FALSE(traces.empty());

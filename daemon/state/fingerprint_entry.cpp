@@ -1,7 +1,6 @@
 #include "state/fingerprint_entry.hpp"
 
 #include <array>
-#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -99,11 +98,8 @@ fingerprint_entry::fingerprint_entry(single_call_entry&& s)
 }
 
 namespace {
-// Bit for bit: the small form gives back one time for first_seen, last_seen and the window's
-// call, and +0 for what it leaves out (-0.0 == 0.0 would pass an == test).
-bool same_bits(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+// Bit for bit (same_bits): the small form gives back one time for first_seen, last_seen and the
+// window's call, and +0 for what it leaves out.
 bool nothing(const protocol::cost& c) {
   return c.tokens == 0 && same_bits(c.amount, 0);
 }

@@ -310,6 +310,16 @@ class fingerprint_table {
     place(i, k, kSmall | slot);
     return &small_.at(slot).second;
   }
+  // f(const Key&, Value&) or f(const Key&, Small&) for the entry of `k`, then erases it, in one
+  // lookup; false: none. References to other entries stay valid.
+  template <class F>
+  bool take(const Key& k, F&& f) {
+    const std::size_t i = find_bucket(k);
+    if (i == npos) return false;
+    apply(i, f);
+    erase_bucket(i);
+    return true;
+  }
   // Erases the entry of `k` (false: none). References to other entries stay valid.
   bool erase(const Key& k) {
     const std::size_t i = find_bucket(k);

@@ -514,14 +514,16 @@ void shared_economics_state::evict_if_needed(const std::string& name, swarm& s,
   bool lost_top = false;
   for (std::size_t i = 0; i < n; ++i) {
     const fingerprint_key& key = coldest[i].second;
-    // An active verdict no longer counted would never be lifted: lift it now.
-    if (entry* f = s.fingerprints.find_full(key);
-        f != nullptr && f->level != severity::none && options_.lift_verdicts) {
-      lifted.push_back(lift(name, s, key, *f));
-    }
-    s.fingerprints.visit(
-        key, [&](const fingerprint_key& k, const auto& f) { lost_top |= forget(s, k, f); });
-    s.fingerprints.erase(key);
+    s.fingerprints.take(key, [&](const fingerprint_key& k, auto& f) {
+      // An active verdict no longer counted would never be lifted: lift it now. (Only the full
+      // form is ever declared.)
+      if constexpr (std::is_same_v<std::decay_t<decltype(f)>, entry>) {
+        if (f.level != severity::none && options_.lift_verdicts) {
+          lifted.push_back(lift(name, s, k, f));
+        }
+      }
+      lost_top |= forget(s, k, f);
+    });
     s.erased.insert(key);
   }
   if (lost_top) rebuild_top(s);

@@ -3,6 +3,7 @@
 // changes since the last checkpoint (docs/storage.md).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,6 +42,12 @@ struct fingerprint_key_hash {
     return static_cast<std::size_t>(mix(seed, k.value) ^ static_cast<std::uint64_t>(k.kind));
   }
 };
+
+// Whether two times or amounts are the same double bit for bit: what a row gives back must be
+// what was stored, and == would take -0.0 for 0.0 (and never match a NaN).
+inline bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
 
 // Everything the swarm knows about one fingerprint.
 struct fingerprint_stats {

@@ -1,7 +1,5 @@
 #include "store/fingerprint_codec.hpp"
 
-#include <bit>
-
 #include "state/shared_economics_state.hpp"
 #include "state/swarm_rules.hpp"
 #include "store/byte_codec.hpp"
@@ -28,10 +26,6 @@ constexpr std::uint8_t kKnownTags = kCounted | kAtLastSeen;
 // a fingerprint keeps).
 constexpr std::uint64_t kMaxWindowCalls = swarm_rules::kMaxWindowCallsLimit;
 constexpr std::uint64_t kMaxResults = shared_economics_state::kMaxResultsPerFingerprint;
-
-bool same_bits(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
 
 void put_cost(byte_writer& w, const protocol::cost& c) {
   w.varint(c.tokens);

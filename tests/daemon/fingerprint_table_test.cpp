@@ -334,7 +334,19 @@ TEST_SUITE("fingerprint table") {
           break;
         }
         case 3:
-          CHECK(t.erase(k) == (it != model.end()));
+          if (rng() % 2 == 0) {
+            CHECK(t.erase(k) == (it != model.end()));
+          } else {  // take(): the entry as it was, then gone
+            bool seen_it = false;
+            CHECK(t.take(k, [&](std::uint64_t key, auto& v) {
+              seen_it = true;
+              CHECK(key == k);
+              CHECK(v.n == it->second.n);
+              CHECK(std::is_same_v<std::decay_t<decltype(v)>, small_value> == it->second.small);
+            }) == (it != model.end()));
+            CHECK(seen_it == (it != model.end()));
+            CHECK_FALSE(t.contains(k));
+          }
           if (it != model.end()) model.erase(it);
           break;
         default: {  // lookups of either form

@@ -55,6 +55,7 @@ void group_committer::reset_job() {
   order_ = {};
   batch_ = {};
   cleared_staged_ = false;
+  parts_done_ = false;
   rows_taken_ = 0;
   boundary_.reset();
 }
@@ -224,21 +225,28 @@ checkpoint group_committer::take_final() {
 
 checkpoint group_committer::take_part(outcome& o) {
   // Ingest waits for the lock meanwhile: ~0.25 ms per 256 rows here (docs/performance.md).
-  const std::size_t limit = take_rows_;
   const auto t0 = std::chrono::steady_clock::now();
-  state_changes part = service_.take_rows(limit);
-  sort_part(part);  // outside the lock: staged in key order (docs/storage.md)
-  rows_taken_ += rows_in(part);
-  // A fingerprint changed again after its part was taken is taken again: under steady churn
-  // the parts would only end at max_parts, holding copies of the same rows many times over.
-  // Once as many rows as the state held at the start were taken, the rest is taken whole.
-  const bool last =
-      rows_in(part) < limit || parts_.size() + 1 >= max_parts_ || rows_taken_ >= take_budget_;
-  parts_.push_back(std::move(part));
-  const result<std::int64_t> current = last ? store_.generation() : result<std::int64_t>(0);
-  if (!last || !current.has_value()) {
-    return service_.take_checkpoint(false);  // the next part at the next commit
+  if (!parts_done_) {
+    const std::size_t limit = take_rows_;
+    state_changes part = service_.take_rows(limit);
+    sort_part(part);  // outside the lock: staged in key order (docs/storage.md)
+    rows_taken_ += rows_in(part);
+    // A fingerprint changed again after its part was taken is taken again: under steady churn
+    // the parts would only end at max_parts, holding copies of the same rows many times over.
+    // Once as many rows as the state held at the start were taken, the rest is taken whole.
+    parts_done_ =
+        rows_in(part) < limit || parts_.size() + 1 >= max_parts_ || rows_taken_ >= take_budget_;
+    parts_.push_back(std::move(part));
+    if (!parts_done_) return service_.take_checkpoint(false);  // the next part, next commit
   }
+  // The rest is taken whole once the generation it is staged under is known. While the store
+  // cannot tell, each commit asks again and takes no further part.
+  const result<std::int64_t> current = store_.generation();
+  if (!current) {
+    o.compaction_error = current.error();
+    return service_.take_checkpoint(false);
+  }
+  parts_done_ = false;
   staged_take t = service_.take_staged_checkpoint();
   o.take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   rows_taken_ += rows_in(t.rows);

@@ -126,6 +126,7 @@ class group_committer {
   staging_order order_;               // the parts merged in key order (stage)
   staging_batch batch_;               // the rows of the stage job being written
   std::size_t rows_taken_ = 0;
+  bool parts_done_ = false;      // (take) every part is taken: the rest is taken whole next
   std::size_t take_budget_ = 0;  // rows the parts may take (the fingerprints held at the start)
   std::optional<std::int64_t> boundary_;  // the id of the last log record the parts cover
   std::int64_t generation_ = 0;           // of the staged rows

@@ -387,6 +387,37 @@ TEST_SUITE("staged_compaction") {
     CHECK(load(*store, rules).digest == digest_of(svc));
   }
 
+  TEST_CASE("while the store cannot read the generation, the take reports it and waits") {
+    // Regression: the take's last step swallowed the error, and took one more part each commit
+    // (the parts then grew without a bound while the error lasted).
+    const swarm_rules rules = small_rules();
+    swarm_service svc(rules);
+    auto store = open_ok();
+    fault_injecting_store faulty(*store);
+    group_committer gc(svc, faulty, 1, 2, 64);
+    // A committer starts by folding what a previous run left (which reads the generation too).
+    for (int i = 0; i < 10 && gc.compacting(); ++i) REQUIRE(gc.commit_once(false).result.ok());
+    REQUIRE_FALSE(gc.compacting());
+    faulty.fail_generation(40);
+    std::optional<std::size_t> began;
+    int reported = 0;
+    for (int r = 0; r < 400 && !began; ++r) {
+      round_of_work(svc, r);  // churn: each part would take rows again
+      const auto o = gc.commit_once(false);
+      REQUIRE(o.result.ok());  // the acks' commits go on
+      if (!o.compaction_error.ok()) {
+        ++reported;
+        CHECK(o.compaction_error.message() == "injected fault reading the generation");
+      }
+      if (o.began_rows) began = *o.began_rows;
+    }
+    CHECK(reported == 40);
+    REQUIRE(began.has_value());
+    for (int i = 0; i < 400 && gc.compacting(); ++i) REQUIRE(gc.commit_once(false).result.ok());
+    CHECK_FALSE(gc.compacting());
+    CHECK(load(*store, rules).digest == digest_of(svc));
+  }
+
   TEST_CASE("rows are staged in the key order of the rows, a job of 32 per commit here") {
     // 2 rows a part, 32 rows a job of the rows file, one job per commit with the inline
     // worker.

@@ -14,12 +14,12 @@
 namespace loopguard::cli {
 namespace {
 
-struct options {
+struct config_options {
   std::string config_file;
   bool print = false;
 };
 
-int run(const options& o) {
+int run_config(const config_options& o) {
   const auto c = resolve_sdk_config(o.config_file);
   if (!c) {
     std::cerr << "loopguard config: " << utf8::repair(c.error().message()) << '\n';
@@ -34,7 +34,7 @@ int run(const options& o) {
 }  // namespace
 
 void add_config_command(CLI::App& app) {
-  auto o = std::make_shared<options>();
+  auto o = std::make_shared<config_options>();
   auto* cmd = app.add_subcommand(
       "config", "Check the SDK's configuration (file, then LOOPGUARD_* variables) and print it");
   cmd->add_option("--config", o->config_file,
@@ -45,7 +45,7 @@ void add_config_command(CLI::App& app) {
       "Exit status: 0 the configuration is valid; 2 a bad option, file, key or variable (one "
       "line naming it).");
   cmd->callback([o] {
-    if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);
+    if (int rc = run_config(*o); rc != 0) throw CLI::RuntimeError(rc);
   });
 }
 

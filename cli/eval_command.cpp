@@ -18,7 +18,7 @@ namespace {
 
 constexpr int kExitDisagreed = 1;
 
-struct options {
+struct eval_options {
   std::string preset_name = "balanced";
   std::string config_file;
   bool json = false;
@@ -66,7 +66,7 @@ eval_trace evaluate(const std::string& file, const trace& tr, const file_result&
   return t;
 }
 
-int run(const options& o) {
+int run_eval(const eval_options& o) {
   const auto config = load_config(o.preset_name, o.config_file);
   const auto files = config ? expand(o.paths) : result<std::vector<std::string>>(config.error());
   if (!files) {
@@ -105,7 +105,7 @@ int run(const options& o) {
 }  // namespace
 
 void add_eval_command(CLI::App& app) {
-  auto o = std::make_shared<options>();
+  auto o = std::make_shared<eval_options>();
   auto* cmd = app.add_subcommand(
       "eval", "Replay labelled recordings and report how a preset agrees with their labels");
   auto* p = cmd->add_option("--preset", o->preset_name,
@@ -122,7 +122,7 @@ void add_eval_command(CLI::App& app) {
       "more disagree; 2 bad input (an unreadable recording, named with its line, or a bad "
       "preset or configuration).");
   cmd->callback([o] {
-    if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);
+    if (int rc = run_eval(*o); rc != 0) throw CLI::RuntimeError(rc);
   });
 }
 

@@ -36,7 +36,7 @@ void print_line(const std::string& file, std::size_t index, const trace_event& e
   std::cout << out;
 }
 
-int run(const std::vector<std::string>& files) {
+int run_fingerprint(const std::vector<std::string>& files) {
   const fingerprinter fp;
   for (const auto& file : files) {
     const auto loaded = load_trace(file);
@@ -74,7 +74,7 @@ void add_fingerprint_command(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   cmd->add_option("files", *files, "Trace files")->required()->check(CLI::ExistingFile);
   cmd->callback([files] {
-    if (int rc = run(*files); rc != 0) throw CLI::RuntimeError(rc);
+    if (int rc = run_fingerprint(*files); rc != 0) throw CLI::RuntimeError(rc);
   });
 }
 

@@ -22,7 +22,7 @@ namespace {
 constexpr int kExitNoSwarm = 1;
 constexpr int kExitDaemon = 3;
 
-struct options {
+struct inspect_options {
   std::vector<std::string> urls;  // --daemon, repeatable
   std::string cluster_file;       // --cluster: every server of a cluster file
   std::string token, swarm, ca_file;
@@ -45,7 +45,7 @@ std::string json_quoted(std::string_view s) {
   return out;
 }
 
-status check_options(const options& o) {
+status check_options(const inspect_options& o) {
   if (o.swarm_given && (o.swarm.empty() || o.swarm.size() > protocol::kMaxNameBytes ||
                         !utf8::is_identifier(o.swarm))) {
     return status::error("--swarm: expected 1.." + std::to_string(protocol::kMaxNameBytes) +
@@ -66,7 +66,8 @@ status check_options(const options& o) {
 }
 
 // GETs `target` and turns every answer but 200 into the failure a person can act on.
-outcome<std::string> fetch(const options& o, const http_address& at, const std::string& target) {
+outcome<std::string> fetch(const inspect_options& o, const http_address& at,
+                           const std::string& target) {
   const std::string where = at.authority();
   http_request rq;
   rq.target = target;
@@ -104,7 +105,7 @@ failure malformed(const http_address& at, const std::string& target, const statu
                            target + ": " + utf8::repair(why.message())};
 }
 
-outcome<std::string> show_detail(const options& o, const http_address& at,
+outcome<std::string> show_detail(const inspect_options& o, const http_address& at,
                                  const std::string& swarm) {
   const std::string target = "/api/swarms/" + percent_encode(swarm);
   auto body = fetch(o, at, target);
@@ -115,7 +116,7 @@ outcome<std::string> show_detail(const options& o, const http_address& at,
 }
 
 // Without --swarm: the table of swarms, and when there is exactly one, its detail below.
-outcome<std::string> show_list(const options& o, const http_address& at) {
+outcome<std::string> show_list(const inspect_options& o, const http_address& at) {
   const std::string target = "/api/swarms";
   auto body = fetch(o, at, target);
   if (!body) return body.error();
@@ -139,7 +140,7 @@ struct target {
   http_address at;
 };
 
-result<std::vector<target>> targets_of(const options& o) {
+result<std::vector<target>> targets_of(const inspect_options& o) {
   std::vector<target> out;
   for (const auto& url : o.urls) {
     auto at = parse_http_address(url);
@@ -163,7 +164,7 @@ void report(const failure& f) {
   std::cerr << "loopguard inspect: " << f.message << '\n';
 }
 
-outcome<parsed_answer<std::vector<swarm_summary_view>>> read_list(const options& o,
+outcome<parsed_answer<std::vector<swarm_summary_view>>> read_list(const inspect_options& o,
                                                                   const http_address& at) {
   auto body = fetch(o, at, "/api/swarms");
   if (!body) return body.error();
@@ -174,7 +175,7 @@ outcome<parsed_answer<std::vector<swarm_summary_view>>> read_list(const options&
 
 // Several daemons, no --swarm: every daemon's swarms in one table with the daemon holding each;
 // a daemon that cannot be read is reported on stderr (exit 3) and the others are still shown.
-int list_many(const options& o, const std::vector<target>& targets) {
+int list_many(const inspect_options& o, const std::vector<target>& targets) {
   std::vector<swarm_summary_view> all;
   nlohmann::json swarms = nlohmann::json::array(), unreachable = nlohmann::json::array();
   std::vector<failure> failed;
@@ -215,7 +216,7 @@ int list_many(const options& o, const std::vector<target>& targets) {
 
 // Several daemons, --swarm S: the swarm on whichever daemon has it (the first, in the order
 // given; another copy is reported as a split). Unreadable daemons are reported on stderr.
-int detail_many(const options& o, const std::vector<target>& targets) {
+int detail_many(const inspect_options& o, const std::vector<target>& targets) {
   const std::string path = "/api/swarms/" + percent_encode(o.swarm);
   std::vector<failure> failed;
   std::vector<std::pair<const target*, parsed_answer<swarm_detail_view>>> found;
@@ -256,7 +257,7 @@ int detail_many(const options& o, const std::vector<target>& targets) {
   return 0;
 }
 
-int run(const options& o) {
+int run_inspect(const inspect_options& o) {
   const auto targets = targets_of(o);
   const status checked = targets ? check_options(o) : targets.error();
   if (!checked.ok()) {
@@ -279,7 +280,7 @@ int run(const options& o) {
 }  // namespace
 
 void add_inspect_command(CLI::App& app) {
-  auto o = std::make_shared<options>();
+  auto o = std::make_shared<inspect_options>();
   auto* cmd = app.add_subcommand(
       "inspect", "What a running loopguardd knows: swarms, workers, top fingerprints, verdicts");
   cmd->add_option("--daemon", o->urls,
@@ -304,7 +305,7 @@ void add_inspect_command(CLI::App& app) {
       "API's.");
   cmd->callback([o, s] {
     o->swarm_given = s->count() > 0;
-    if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);
+    if (int rc = run_inspect(*o); rc != 0) throw CLI::RuntimeError(rc);
   });
 }
 

@@ -24,7 +24,7 @@ namespace {
 constexpr int kExitExpectFailed = 1;
 constexpr int kExitTerminated = 3;
 
-struct options {
+struct replay_options {
   std::string preset_name = "balanced";
   std::string config_file;
   bool expect = false;
@@ -42,14 +42,14 @@ struct file_outcome {
   bool daemon_failed = false;  // stop: the daemon is gone or refused the connection
 };
 
-daemon_target target_of(const options& o) {
+daemon_target target_of(const replay_options& o) {
   return {o.daemon_url, o.token, o.ca_file,
           std::chrono::milliseconds(static_cast<long long>(o.timeout_seconds * 1000))};
 }
 
 // The daemon's global detections of one file; the run ids go to stderr.
-result<file_result> replay_on_daemon(const options& o, const std::string& file, const trace& tr,
-                                     const manager_config& config) {
+result<file_result> replay_on_daemon(const replay_options& o, const std::string& file,
+                                     const trace& tr, const manager_config& config) {
   auto source = daemon_replay::connect(target_of(o), tr, config);
   if (!source) return source.error();
   for (const auto& [swarm, id] : (*source)->run_ids()) {
@@ -59,7 +59,7 @@ result<file_result> replay_on_daemon(const options& o, const std::string& file, 
   return replay_trace(tr, config, **source);
 }
 
-void print_result(const options& o, const std::string& file, const file_result& r) {
+void print_result(const replay_options& o, const std::string& file, const file_result& r) {
   std::string out;
   for (const auto& l : r.lines) {
     out += to_line(file, l);
@@ -77,8 +77,8 @@ void print_result(const options& o, const std::string& file, const file_result& 
 
 // Replays one file, prints its lines (or its PASS/FAIL line) and its summary, and counts its
 // detections in `tally`.
-file_outcome replay_file(const options& o, const manager_config& config, const std::string& path,
-                         detection_tally& tally) {
+file_outcome replay_file(const replay_options& o, const manager_config& config,
+                         const std::string& path, detection_tally& tally) {
   const std::string file = utf8::repair(path);  // as printed: everything we emit is UTF-8
   file_outcome out;
   const auto tr = load_trace(path);
@@ -112,7 +112,7 @@ file_outcome replay_file(const options& o, const manager_config& config, const s
 }
 
 // The daemon options, before any file is read: an error is one line.
-status check_daemon_options(const options& o) {
+status check_daemon_options(const replay_options& o) {
   if (o.daemon_url.empty()) return {};
   client_options c;
   c.url = o.daemon_url;
@@ -123,7 +123,7 @@ status check_daemon_options(const options& o) {
   return {};
 }
 
-int run(const options& o) {
+int run_replay(const replay_options& o) {
   const auto loaded = load_config(o.preset_name, o.config_file);
   const status checked = loaded ? check_daemon_options(o) : loaded.error();
   if (!checked.ok()) {
@@ -161,7 +161,7 @@ int run(const options& o) {
   return 0;
 }
 
-void add_daemon_options(CLI::App& cmd, options& o) {
+void add_daemon_options(CLI::App& cmd, replay_options& o) {
   auto* d = cmd.add_option("--daemon", o.daemon_url,
                            "ws://HOST:PORT (wss:// for TLS) of a loopguardd: global detections "
                            "come from it, each worker through its own SDK client");
@@ -182,7 +182,7 @@ void add_daemon_options(CLI::App& cmd, options& o) {
 }  // namespace
 
 void add_replay_command(CLI::App& app) {
-  auto o = std::make_shared<options>();
+  auto o = std::make_shared<replay_options>();
   auto* cmd = app.add_subcommand(
       "replay", "Replay recorded runs (docs/trace-format.md) and print what would be detected");
   auto* p = cmd->add_option("--preset", o->preset_name,
@@ -204,7 +204,7 @@ void add_replay_command(CLI::App& app) {
       "have "
       "been terminated (--fail-on-terminate).");
   cmd->callback([o] {
-    if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);
+    if (int rc = run_replay(*o); rc != 0) throw CLI::RuntimeError(rc);
   });
 }
 

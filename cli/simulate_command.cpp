@@ -21,7 +21,7 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 constexpr auto kPoll = std::chrono::milliseconds(10);
 
-struct options {
+struct simulate_options {
   std::string url, token, swarm, ca_file;
   std::size_t workers = 0, stuck = 0;
   double rate = 5, duration = 10, timeout_seconds = 10;
@@ -41,7 +41,7 @@ std::chrono::milliseconds millis(double seconds) {
 
 class simulation {
  public:
-  explicit simulation(const options& o) : o_(o) {}
+  explicit simulation(const simulate_options& o) : o_(o) {}
 
   status start();
   void drive();
@@ -55,7 +55,7 @@ class simulation {
   void print_verdicts();
   void poll_until(clock_type::time_point until);
 
-  const options& o_;
+  const simulate_options& o_;
   client_pool pool_;
   std::vector<worker> workers_;
   std::map<severity, std::uint64_t> by_level_;
@@ -168,7 +168,7 @@ void simulation::print_summary() const {
   std::cout << out << (levels.empty() ? "" : " (" + levels + ")") << '\n';
 }
 
-int run(options o) {
+int run_simulate(simulate_options o) {
   if (o.stuck > o.workers) {
     std::cerr << "loopguard simulate: --stuck " << o.stuck << " is more than --workers "
               << o.workers << '\n';
@@ -189,7 +189,7 @@ int run(options o) {
 }  // namespace
 
 void add_simulate_command(CLI::App& app) {
-  auto o = std::make_shared<options>();
+  auto o = std::make_shared<simulate_options>();
   auto* cmd = app.add_subcommand(
       "simulate", "Synthetic agents against a loopguardd: K of N share a dead end (demos, load)");
   cmd->add_option("--daemon", o->url, "ws://HOST:PORT of the loopguardd (wss:// for TLS)")
@@ -222,7 +222,7 @@ void add_simulate_command(CLI::App& app) {
       "Exit status: 0 ok; 2 bad options, or the daemon could not be reached or refused the "
       "connection.");
   cmd->callback([o] {
-    if (int rc = run(*o); rc != 0) throw CLI::RuntimeError(rc);
+    if (int rc = run_simulate(*o); rc != 0) throw CLI::RuntimeError(rc);
   });
 }
 

@@ -117,7 +117,8 @@ void simulation::poll_until(clock_type::time_point until) {
 
 // Every worker sends one event per 1/rate seconds for `duration` seconds.
 void simulation::drive() {
-  const auto steps = std::max<std::uint64_t>(1, std::llround(o_.rate * o_.duration));
+  const auto steps =
+      std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(o_.rate * o_.duration)));
   for (std::uint64_t step = 0; step < steps; ++step) {
     poll_until(start_ + millis(static_cast<double>(step) / o_.rate));
     const double t = elapsed();

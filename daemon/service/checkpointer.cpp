@@ -110,8 +110,8 @@ bool checkpointer::checkpoint_once(bool final) {
   if (!o.compaction_error.ok()) {
     ++metrics_.compaction_step_failures;
     logs::emit(spdlog::level::err, "compaction_step_failed",
-               "a compaction step in the rows file failed; it is retried (acks do not wait for "
-               "it; check the disk holding the database)",
+               "a compaction step failed; it is retried (acks do not wait for it; check the "
+               "disk holding the database)",
                {{"error", o.compaction_error.message()}});
   }
   if (!o.result.ok()) {

@@ -126,7 +126,7 @@ void daemon_metrics::render_checkpoints(std::string& out) const {
   metric(out, "loopguard_compactions_total", "counter",
          "Checkpoints that wrote the changed rows and truncated the log.", compactions.load());
   metric(out, "loopguard_compaction_step_failures_total", "counter",
-         "Compaction steps in the rows file that failed (each is retried; no ack waits).",
+         "Compaction steps that failed (each is retried; no ack waits).",
          compaction_step_failures.load());
   checkpoint_latency.render(out, "loopguard_checkpoint_seconds",
                             "Time to write and commit one checkpoint.");

@@ -85,8 +85,8 @@ void group_committer::prepare_parts() {
 }
 
 bool group_committer::main_step_pending() const {
-  return phase_ == phase::take || (phase_ == phase::flip && boundary_.has_value()) ||
-         (phase_ == phase::fold && trim_left_);
+  return (phase_ == phase::take && !(parts_done_ && backing_off())) ||
+         (phase_ == phase::flip && boundary_.has_value()) || (phase_ == phase::fold && trim_left_);
 }
 
 compaction_step group_committer::next_step(bool acks_wait) const {
@@ -106,17 +106,25 @@ compaction_step group_committer::next_step(bool acks_wait) const {
   return step;
 }
 
+void group_committer::note_failure() {
+  if (++failed_jobs_ >= 2) {
+    const auto delay = std::min<std::chrono::milliseconds>(
+        kRetryMost, kRetryFirst * (std::size_t{1} << std::min<std::size_t>(failed_jobs_ - 2, 6)));
+    retry_at_ = std::chrono::steady_clock::now() + delay;
+  }
+}
+
+bool group_committer::backing_off() const {
+  return failed_jobs_ >= 2 && std::chrono::steady_clock::now() < retry_at_;
+}
+
 void group_committer::take_job_result(outcome& o) {
   const auto r = worker_.take_result();
   if (!r) return;
   const job_kind done = std::exchange(posted_, job_kind::none);
   if (!r->result.ok()) {
     o.compaction_error = r->result;  // the same job is posted again (batch_ is kept)
-    if (++failed_jobs_ >= 2) {
-      const auto delay = std::min<std::chrono::milliseconds>(
-          kRetryMost, kRetryFirst * (std::size_t{1} << std::min<std::size_t>(failed_jobs_ - 2, 6)));
-      retry_at_ = std::chrono::steady_clock::now() + delay;
-    }
+    note_failure();
     return;
   }
   failed_jobs_ = 0;
@@ -133,13 +141,14 @@ void group_committer::take_job_result(outcome& o) {
 
 void group_committer::post_job(outcome& o) {
   if (worker_.busy()) return;
-  if (failed_jobs_ >= 2 && std::chrono::steady_clock::now() < retry_at_) return;
+  if (backing_off()) return;
   rows_step step;
   if (phase_ == phase::fold && fold_left_) {
     if (!current_) {
       const auto g = store_.generation();
       if (!g) {
         o.compaction_error = g.error();
+        note_failure();
         return;
       }
       current_ = *g;
@@ -240,12 +249,16 @@ checkpoint group_committer::take_part(outcome& o) {
     if (!parts_done_) return service_.take_checkpoint(false);  // the next part, next commit
   }
   // The rest is taken whole once the generation it is staged under is known. While the store
-  // cannot tell, each commit asks again and takes no further part.
+  // cannot tell, the commits ask again, as a failed job is retried (first at once, then after a
+  // delay doubling from kRetryFirst), and take no further part.
+  if (backing_off()) return service_.take_checkpoint(false);
   const result<std::int64_t> current = store_.generation();
   if (!current) {
     o.compaction_error = current.error();
+    note_failure();
     return service_.take_checkpoint(false);
   }
+  failed_jobs_ = 0;
   parts_done_ = false;
   staged_take t = service_.take_staged_checkpoint();
   o.take_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

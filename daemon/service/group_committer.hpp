@@ -94,6 +94,8 @@ class group_committer {
   compaction_step next_step(bool acks_wait) const;
   void advance(const compaction_step& step, const commit_outcome& out, outcome& o);
   void take_job_result(outcome& o);
+  void note_failure();       // a job or a read failed: the next try waits (failed_jobs_)
+  bool backing_off() const;  // it waits now
   void post_job(outcome& o);
   // A part's rows of a swarm completed in a later part are dropped; the flip's rows gathered.
   void prepare_parts();
@@ -117,8 +119,9 @@ class group_committer {
   std::optional<std::int64_t> current_;  // the current generation, once read
   job_kind posted_ = job_kind::none;     // the worker's job
   bool cleared_staged_ = false;          // (stage) the completed swarms' erasures are staged
-  // Consecutive failed jobs: the first is posted again at once, later ones after a delay that
-  // doubles from kRetryFirst up to kRetryMost (a full disk is not hammered).
+  // Consecutive failed jobs (or reads of the generation): the first is tried again at once,
+  // later ones after a delay that doubles from kRetryFirst up to kRetryMost (a full disk is not
+  // hammered).
   std::size_t failed_jobs_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
   std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)

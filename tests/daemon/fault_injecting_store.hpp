@@ -86,8 +86,10 @@ class fault_injecting_store final : public checkpoint_store {
     if (r) trims_.push_back(r->more);
     return r;
   }
-  // A read, like loading: not counted; fails the next `n` calls after fail_generation(n).
+  // A read, like loading: not counted as a step; fails the next `n` calls after
+  // fail_generation(n).
   result<std::int64_t> generation() override {
+    ++generation_reads_;
     if (failing_generations_ > 0) {
       --failing_generations_;
       return status::error("injected fault reading the generation");
@@ -95,6 +97,7 @@ class fault_injecting_store final : public checkpoint_store {
     return inner_.generation();
   }
   void fail_generation(std::size_t n) { failing_generations_ = n; }
+  std::size_t generation_reads() const { return generation_reads_; }
   rows_store& rows() override { return rows_; }
   status commit() override {
     return step([&] { return inner_.commit(); });
@@ -158,7 +161,8 @@ class fault_injecting_store final : public checkpoint_store {
   std::atomic<std::size_t> count_ = 0;
   std::vector<bool> trims_;
   std::atomic<bool> failed_ = false;
-  std::size_t failing_generations_ = 0;  // read on the committing thread only
+  std::size_t failing_generations_ = 0;  // the committing thread's only
+  std::size_t generation_reads_ = 0;
 };
 
 }  // namespace loopguard::daemon

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
+#include <thread>
 #include <tuple>
 
 #include "fault_injecting_store.hpp"
@@ -387,9 +388,9 @@ TEST_SUITE("staged_compaction") {
     CHECK(load(*store, rules).digest == digest_of(svc));
   }
 
-  TEST_CASE("while the store cannot read the generation, the take reports it and waits") {
-    // Regression: the take's last step swallowed the error, and took one more part each commit
-    // (the parts then grew without a bound while the error lasted).
+  TEST_CASE("while the store cannot read the generation, the take reports it and retries later") {
+    // Regression: the take's last step swallowed the error and took one more part at every
+    // commit, which the checkpointer made at once (a compaction's main step was pending).
     const swarm_rules rules = small_rules();
     swarm_service svc(rules);
     auto store = open_ok();
@@ -398,21 +399,28 @@ TEST_SUITE("staged_compaction") {
     // A committer starts by folding what a previous run left (which reads the generation too).
     for (int i = 0; i < 10 && gc.compacting(); ++i) REQUIRE(gc.commit_once(false).result.ok());
     REQUIRE_FALSE(gc.compacting());
-    faulty.fail_generation(40);
+    faulty.fail_generation(3);
+    const std::size_t reads_before = faulty.generation_reads();
     std::optional<std::size_t> began;
     int reported = 0;
-    for (int r = 0; r < 400 && !began; ++r) {
-      round_of_work(svc, r);  // churn: each part would take rows again
+    bool waited = false;  // a commit while the retry waits is not a main step
+    for (int r = 0; r < 2000 && !began; ++r) {
+      round_of_work(svc, r);  // churn
       const auto o = gc.commit_once(false);
       REQUIRE(o.result.ok());  // the acks' commits go on
       if (!o.compaction_error.ok()) {
         ++reported;
         CHECK(o.compaction_error.message() == "injected fault reading the generation");
       }
+      if (reported == 2 && !gc.main_step_pending()) waited = true;
       if (o.began_rows) began = *o.began_rows;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
-    CHECK(reported == 40);
     REQUIRE(began.has_value());
+    CHECK(reported == 3);
+    CHECK(waited);
+    // Three failed reads and the one that succeeded: none while a retry waited (0.1 s, 0.2 s).
+    CHECK(faulty.generation_reads() - reads_before == 4);
     for (int i = 0; i < 400 && gc.compacting(); ++i) REQUIRE(gc.commit_once(false).result.ok());
     CHECK_FALSE(gc.compacting());
     CHECK(load(*store, rules).digest == digest_of(svc));

@@ -17,7 +17,7 @@ using namespace loopguard::daemon;
 
 namespace {
 
-swarm_event call(int worker, std::uint64_t fp, double t, std::uint64_t result = 7) {
+swarm_event verdict_call(int worker, std::uint64_t fp, double t, std::uint64_t result = 7) {
   swarm_event e;
   e.swarm = "s";
   e.worker = test::worker_name(worker);
@@ -33,7 +33,7 @@ swarm_event call(int worker, std::uint64_t fp, double t, std::uint64_t result = 
 std::vector<protocol::verdict> calls(shared_economics_state& s, int n, std::uint64_t fp,
                                      double t0) {
   std::vector<protocol::verdict> last;
-  for (int i = 0; i < n; ++i) last = s.apply(call(i % 2, fp, t0 + i));
+  for (int i = 0; i < n; ++i) last = s.apply(verdict_call(i % 2, fp, t0 + i));
   return last;
 }
 
@@ -45,15 +45,16 @@ std::vector<swarm_event> workload(std::size_t n, std::uint64_t seed) {
     const bool dead_end = rng() % 10 < 3;
     const std::uint64_t phase = i / 3000;
     const std::uint64_t fp = dead_end ? 1 + phase * 20 + rng() % 20 : 100000 + rng() % 2000;
-    out.push_back(call(static_cast<int>(rng() % 6), fp, 0.5 * static_cast<double>(i),
-                       dead_end ? 7 : rng() % 4));
+    out.push_back(verdict_call(static_cast<int>(rng() % 6), fp, 0.5 * static_cast<double>(i),
+                               dead_end ? 7 : rng() % 4));
   }
   return out;
 }
 
 // Every verdict a run returns, in order, as the daemon would send it (all fields).
-std::vector<std::string> run(shared_economics_state& s, const std::vector<swarm_event>& events,
-                             std::size_t from, std::size_t to) {
+std::vector<std::string> run_calls(shared_economics_state& s,
+                                   const std::vector<swarm_event>& events, std::size_t from,
+                                   std::size_t to) {
   std::vector<std::string> out;
   for (std::size_t i = from; i < to; ++i) {
     for (const auto& v : s.apply(events[i])) {
@@ -80,9 +81,9 @@ TEST_SUITE("active verdicts") {
     REQUIRE(declared.size() == 1);
     CHECK(declared[0].level == severity::warn);
     CHECK(s.verdicts("s").size() == 2);  // exact and structural
-    CHECK(s.apply(call(0, 50, 1000)).empty());
+    CHECK(s.apply(verdict_call(0, 50, 1000)).empty());
     // At 1800 the call of t = 0 leaves the window: 9 counted calls are below the threshold.
-    const auto lifted = s.apply(call(0, 50, 1800));
+    const auto lifted = s.apply(verdict_call(0, 50, 1800));
     REQUIRE(lifted.size() == 2);
     CHECK(lifted[0].kind == "exact");
     CHECK(lifted[1].kind == "structural");
@@ -100,7 +101,7 @@ TEST_SUITE("active verdicts") {
     CHECK(s.counters().lifted == 2);
     CHECK(s.counters().verdicts == 1);
     // Nothing is lifted twice; one more call meets the threshold again: declared again.
-    const auto again = s.apply(call(1, 1, 1800));
+    const auto again = s.apply(verdict_call(1, 1, 1800));
     REQUIRE(again.size() == 1);
     CHECK(again[0].level == severity::warn);
     CHECK(again[0].calls == 10);
@@ -112,7 +113,7 @@ TEST_SUITE("active verdicts") {
     // after its welcome reads what the others were pushed.
     shared_economics_state s;
     std::vector<protocol::verdict> pushed;
-    for (int i = 0; i < 50; ++i) pushed = s.apply(call(i % 2, 1, i, 1000 + i));
+    for (int i = 0; i < 50; ++i) pushed = s.apply(verdict_call(i % 2, 1, i, 1000 + i));
     REQUIRE(pushed.size() == 1);
     CHECK(pushed[0].message.find("results keep changing") != std::string::npos);
     const auto listed = s.verdicts("s");
@@ -131,12 +132,13 @@ TEST_SUITE("active verdicts") {
     CHECK(protocol::serialize(told[0]) == protocol::serialize(pushed[0]));
     // The exact form lifted while the structural one holds (a near-identical call keeps it at
     // its level): the structural verdict is the one to tell.
-    const auto lifted = s.apply(call(0, 50, 1000));
+    const auto lifted = s.apply(verdict_call(0, 50, 1000));
     CHECK(lifted.empty());
-    swarm_event near = call(1, 2, 1799);  // another exact fingerprint, the same structural one
+    swarm_event near =
+        verdict_call(1, 2, 1799);  // another exact fingerprint, the same structural one
     near.structural = 1001;
     s.apply(near);
-    CHECK(s.apply(call(0, 50, 1800)).size() == 1);  // the exact verdict of fingerprint 1
+    CHECK(s.apply(verdict_call(0, 50, 1800)).size() == 1);  // the exact verdict of fingerprint 1
     told = s.verdicts_as_pushed("s");
     REQUIRE(told.size() == 1);
     CHECK(told[0].kind == "structural");
@@ -146,7 +148,7 @@ TEST_SUITE("active verdicts") {
     shared_economics_state s;
     calls(s, 10, 1, 0);
     // The call of t = 0 leaves as this one enters: still 10 counted calls.
-    CHECK(s.apply(call(0, 1, 1800)).empty());
+    CHECK(s.apply(verdict_call(0, 1, 1800)).empty());
     CHECK(s.verdicts("s").size() == 2);
   }
 
@@ -156,11 +158,11 @@ TEST_SUITE("active verdicts") {
     REQUIRE(critical.size() == 1);
     CHECK(critical[0].level == severity::critical);
     // At 1802.5 the calls of t = 0, 1, 2 have left: 17 counted calls.
-    const auto lifted = s.apply(call(0, 50, 1802.5));
+    const auto lifted = s.apply(verdict_call(0, 50, 1802.5));
     REQUIRE(lifted.size() == 2);
     CHECK(lifted[0].level == severity::none);
     CHECK(lifted[0].calls == 17);
-    const auto warn = s.apply(call(1, 1, 1803));
+    const auto warn = s.apply(verdict_call(1, 1, 1803));
     REQUIRE(warn.size() == 1);
     CHECK(warn[0].level == severity::warn);
     CHECK(warn[0].calls == 17);  // t = 3 left as this call entered
@@ -171,8 +173,8 @@ TEST_SUITE("active verdicts") {
     calls(s, 10, 1, 0);
     CHECK(s.complete("s"));
     CHECK(s.verdicts("s").empty());
-    CHECK(s.apply(call(0, 50, 5000)).empty());  // nothing left to lift
-    CHECK(calls(s, 10, 1, 5001).size() == 1);   // declared afresh
+    CHECK(s.apply(verdict_call(0, 50, 5000)).empty());  // nothing left to lift
+    CHECK(calls(s, 10, 1, 5001).size() == 1);           // declared afresh
   }
 
   TEST_CASE("an evicted active verdict is lifted") {
@@ -182,7 +184,7 @@ TEST_SUITE("active verdicts") {
     calls(s, 10, 1, 0);
     std::size_t lifted = 0;
     for (std::uint64_t fp = 100; fp < 120 && lifted == 0; ++fp) {
-      for (const auto& v : s.apply(call(0, fp, 20))) lifted += v.level == severity::none;
+      for (const auto& v : s.apply(verdict_call(0, fp, 20))) lifted += v.level == severity::none;
     }
     CHECK(lifted == 2);
     CHECK(s.verdicts("s").empty());
@@ -191,7 +193,7 @@ TEST_SUITE("active verdicts") {
   TEST_CASE("without lift_verdicts a declared level stays (protocol v1)") {
     shared_economics_state s({}, {.lift_verdicts = false});
     calls(s, 10, 1, 0);
-    CHECK(s.apply(call(0, 50, 5000)).empty());
+    CHECK(s.apply(verdict_call(0, 50, 5000)).empty());
     CHECK(s.verdicts("s").size() == 2);
     CHECK(calls(s, 10, 1, 5001).empty());  // never declared again
     CHECK(s.counters().lifted == 0);
@@ -200,15 +202,15 @@ TEST_SUITE("active verdicts") {
   TEST_CASE("a state restored mid-way lifts exactly as the uninterrupted one") {
     const auto events = workload(20000, 7);
     shared_economics_state whole;
-    const auto expected = run(whole, events, 0, events.size());
+    const auto expected = run_calls(whole, events, 0, events.size());
     REQUIRE(count_lifted(expected) > 10);
     for (const std::size_t cut : {1000u, 5003u, 9000u, 14567u}) {
       CAPTURE(cut);
       shared_economics_state first;
-      auto got = run(first, events, 0, cut);
+      auto got = run_calls(first, events, 0, cut);
       shared_economics_state restored;
       restored.restore(first.snapshot());
-      const auto rest = run(restored, events, cut, events.size());
+      const auto rest = run_calls(restored, events, cut, events.size());
       got.insert(got.end(), rest.begin(), rest.end());
       CHECK(got == expected);
       CHECK(restored.digest() == whole.digest());

@@ -18,7 +18,7 @@ struct triple {
 };
 
 template <class V, class T>
-bool same(const V& v, const std::vector<T>& model) {
+bool same_items(const V& v, const std::vector<T>& model) {
   return v.size() == model.size() && std::equal(v.begin(), v.end(), model.begin(), model.end()) &&
          std::equal(v.rbegin(), v.rend(), model.rbegin(), model.rend());
 }
@@ -88,9 +88,9 @@ TEST_SUITE("compact vector") {
       }
       REQUIRE(v.size() == model.size());
       REQUIRE(v.capacity() >= v.size());
-      if (step % 101 == 0) REQUIRE(same(v, model));
+      if (step % 101 == 0) REQUIRE(same_items(v, model));
     }
-    CHECK(same(v, model));
+    CHECK(same_items(v, model));
   }
 
   TEST_CASE("growing one at a time doubles the capacity, resize and reserve allocate exactly") {
@@ -104,7 +104,7 @@ TEST_SUITE("compact vector") {
     compact_vector<std::uint64_t, 1> r;
     r.resize(7);
     CHECK(r.capacity() == 7);
-    CHECK(same(r, std::vector<std::uint64_t>(7, 0)));  // value-initialised
+    CHECK(same_items(r, std::vector<std::uint64_t>(7, 0)));  // value-initialised
     r.reserve(3);
     CHECK(r.capacity() == 7);
     r.reserve(12);
@@ -116,10 +116,10 @@ TEST_SUITE("compact vector") {
   TEST_CASE("an element of the vector itself can be pushed or inserted as it reallocates") {
     compact_vector<std::uint32_t, 2> v{5, 6};
     v.push_back(v[0]);  // full inline: the push moves the elements to the heap first
-    CHECK(same(v, std::vector<std::uint32_t>{5, 6, 5}));
+    CHECK(same_items(v, std::vector<std::uint32_t>{5, 6, 5}));
     v.push_back(7);  // capacity 4, full
     v.insert(v.begin(), v.back());
-    CHECK(same(v, std::vector<std::uint32_t>{7, 5, 6, 5, 7}));
+    CHECK(same_items(v, std::vector<std::uint32_t>{7, 5, 6, 5, 7}));
     compact_vector<triple, 1> ts;
     CHECK(ts.emplace_back(triple{1, 2, 3}) == triple{1, 2, 3});
     CHECK(ts.emplace_back(triple{4, 5, 6}).a == 4);
@@ -136,25 +136,25 @@ TEST_SUITE("compact vector") {
       compact_vector<std::uint32_t, 2> copy(a);
       CHECK(copy == a);
       if (n) copy[0] = 99;
-      CHECK(same(a, model));
+      CHECK(same_items(a, model));
 
       compact_vector<std::uint32_t, 2> moved(std::move(a));
-      CHECK(same(moved, model));
+      CHECK(same_items(moved, model));
       CHECK(a.empty());  // NOLINT(bugprone-use-after-move): a moved-from vector is empty
       CHECK(a.capacity() == 2);
       a.push_back(1);  // and usable
-      CHECK(same(a, std::vector<std::uint32_t>{1}));
+      CHECK(same_items(a, std::vector<std::uint32_t>{1}));
 
       compact_vector<std::uint32_t, 2> assigned{8, 9, 10};
       assigned = moved;
       CHECK(assigned == moved);
       assigned = std::move(moved);
-      CHECK(same(assigned, model));
+      CHECK(same_items(assigned, model));
       const auto& self = assigned;
       assigned = self;  // self-assignment keeps the elements
-      CHECK(same(assigned, model));
+      CHECK(same_items(assigned, model));
       assigned = {4};
-      CHECK(same(assigned, std::vector<std::uint32_t>{4}));
+      CHECK(same_items(assigned, std::vector<std::uint32_t>{4}));
     }
   }
 }

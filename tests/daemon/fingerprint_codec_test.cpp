@@ -18,7 +18,7 @@ using namespace loopguard::daemon;
 namespace {
 
 // Bit for bit (operator== would take -0.0 for 0 and never match a NaN).
-bool same(const fingerprint_stats& a, const fingerprint_stats& b) {
+bool same_stats(const fingerprint_stats& a, const fingerprint_stats& b) {
   const auto bits = [](double d) { return std::bit_cast<std::uint64_t>(d); };
   if (a.tool != b.tool || a.summary != b.summary || a.calls != b.calls || a.counted != b.counted ||
       a.level != b.level || a.level_calls != b.level_calls || a.level_workers != b.level_workers ||
@@ -134,7 +134,7 @@ std::string fixed_blob(const fingerprint_stats& f) {
 }
 
 // A fingerprint called once, as most are.
-fingerprint_stats called_once() {
+fingerprint_stats once_row() {
   fingerprint_stats f;
   f.tool = "search";
   f.summary = "query=bench";
@@ -160,17 +160,17 @@ TEST_SUITE("fingerprint codec") {
       back.wasted = {1, 1};
       back.level_t = 9;
       REQUIRE(decode_fingerprint(blob, back));
-      CHECK(same(f, back));
+      CHECK(same_stats(f, back));
     }
   }
 
   TEST_CASE("a fingerprint called once takes a third of the fixed format's bytes") {
     std::string blob;
-    encode_fingerprint(called_once(), blob);
+    encode_fingerprint(once_row(), blob);
     // head, flags, calls, counted, first_seen (8), tool (1 + 6), summary (1 + 11), one worker
     // (1 + 1), one window call at last_seen (1 + tag + worker), one result (1 + 8).
     CHECK(blob.size() == 1 + 1 + 1 + 1 + 8 + 7 + 12 + 2 + 3 + 9);
-    CHECK(fixed_blob(called_once()).size() == 139);
+    CHECK(fixed_blob(once_row()).size() == 139);
   }
 
   TEST_CASE("the fixed format of schemas 2 to 7 is still read") {
@@ -179,7 +179,7 @@ TEST_SUITE("fingerprint codec") {
       const fingerprint_stats f = random_row(rng);
       fingerprint_stats back;
       REQUIRE(decode_fingerprint(fixed_blob(f), back));
-      CHECK(same(f, back));
+      CHECK(same_stats(f, back));
     }
   }
 
@@ -205,7 +205,7 @@ TEST_SUITE("fingerprint codec") {
           encode_fingerprint(back, again);
           fingerprint_stats twice;
           REQUIRE(decode_fingerprint(again, twice));
-          CHECK(same(back, twice));
+          CHECK(same_stats(back, twice));
         }
       }
     }
@@ -232,7 +232,7 @@ TEST_SUITE("fingerprint codec") {
 
   TEST_CASE("the compact format refuses what it cannot hold: unknown flags, huge counts") {
     std::string blob;
-    encode_fingerprint(called_once(), blob);
+    encode_fingerprint(once_row(), blob);
     fingerprint_stats back;
     REQUIRE(decode_fingerprint(blob, back));
     std::string bad = blob;
@@ -273,7 +273,7 @@ TEST_SUITE("fingerprint codec") {
     over.append(10, static_cast<char>(0xFF));
     over.push_back(0x01);
     CHECK_FALSE(decode_fingerprint(over, back));
-    fingerprint_stats f = called_once();
+    fingerprint_stats f = once_row();
     f.level_t = 1;
     encode_fingerprint(f, blob);
     std::string wide = blob.substr(0, 1 + 1 + 1 + 1 + 8 + 8);

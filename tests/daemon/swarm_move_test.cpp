@@ -83,7 +83,7 @@ struct source_db {
 };
 
 // Two exports hold the same state (every row, byte for byte) and the same digest.
-bool same(const swarm_export& a, const swarm_export& b) {
+bool same_export(const swarm_export& a, const swarm_export& b) {
   return encode_swarm_payload(a) == encode_swarm_payload(b) && a.digest == b.digest;
 }
 
@@ -132,7 +132,7 @@ TEST_SUITE("swarm move") {
     const std::string file = encode_swarm_export(e, {a, "2026-11-26T00:00:00Z"});
     const auto decoded = decode_swarm_export(file);
     REQUIRE_MESSAGE(decoded.has_value(), decoded.error().message());
-    CHECK(same(*decoded, e));
+    CHECK(same_export(*decoded, e));
 
     // Import into B: one transaction, B's own swarm and log untouched.
     {
@@ -346,7 +346,7 @@ TEST_SUITE("swarm move") {
           path + ": already exists (a swarm export is never overwritten)");
     const auto back = read_swarm_export(path);
     REQUIRE(back.has_value());
-    CHECK(same(*back, *e));
+    CHECK(same_export(*back, *e));
     std::filesystem::resize_file(path, bytes.size() / 2);
     const auto cut = read_swarm_export(path);
     REQUIRE_FALSE(cut.has_value());

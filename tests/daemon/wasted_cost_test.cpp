@@ -18,8 +18,8 @@ using protocol::cost;
 
 namespace {
 
-swarm_event call(std::string worker, std::uint64_t fp, double t, std::uint64_t result,
-                 cost spent = {}) {
+swarm_event paid_call(std::string worker, std::uint64_t fp, double t, std::uint64_t result,
+                      cost spent = {}) {
   swarm_event e;
   e.swarm = "s1";
   e.worker = std::move(worker);
@@ -34,7 +34,7 @@ swarm_event call(std::string worker, std::uint64_t fp, double t, std::uint64_t r
 }
 
 swarm_event charge(std::string worker, std::uint64_t fp, cost spent) {
-  swarm_event e = call(std::move(worker), fp, 0, 0, spent);
+  swarm_event e = paid_call(std::move(worker), fp, 0, 0, spent);
   e.charge = true;
   e.tool.clear();
   e.result.reset();
@@ -63,10 +63,10 @@ swarm_rules usd() {
 TEST_SUITE("wasted cost") {
   TEST_CASE("only counted calls are wasted, every call is spent") {
     shared_economics_state s(usd());
-    s.apply(call("w0", 1, 0, 7, {100, 0.5}));   // first call: counts
-    s.apply(call("w1", 1, 1, 8, {200, 1.0}));   // a new result: progress, not wasted
-    s.apply(call("w0", 1, 2, 7, {400, 2.0}));   // a result seen before: counts
-    s.apply(call("w1", 2, 3, 9, {1000, 4.0}));  // another fingerprint's first call
+    s.apply(paid_call("w0", 1, 0, 7, {100, 0.5}));   // first call: counts
+    s.apply(paid_call("w1", 1, 1, 8, {200, 1.0}));   // a new result: progress, not wasted
+    s.apply(paid_call("w0", 1, 2, 7, {400, 2.0}));   // a result seen before: counts
+    s.apply(paid_call("w1", 2, 3, 9, {1000, 4.0}));  // another fingerprint's first call
     CHECK(stats_of(s, 1).wasted == cost{500, 2.5});
     CHECK(stats_of(s, 1001, fingerprint_kind::structural).wasted == cost{500, 2.5});
     CHECK(stats_of(s, 2).wasted == cost{1000, 4.0});
@@ -80,12 +80,12 @@ TEST_SUITE("wasted cost") {
   TEST_CASE("the swarm's wasted total: a dead end's cost from its declaration on, once") {
     shared_economics_state s;
     // Nine counted calls of 1 (below the threshold of 10) and progress that costs too.
-    for (int i = 0; i < 9; ++i) s.apply(call(test::worker_name(i % 2), 1, i, 7, {10, 1}));
-    s.apply(call("w0", 2, 9, 7, {1000, 100}));
+    for (int i = 0; i < 9; ++i) s.apply(paid_call(test::worker_name(i % 2), 1, i, 7, {10, 1}));
+    s.apply(paid_call("w0", 2, 9, 7, {1000, 100}));
     CHECK(s.summary("s1")->wasted.empty());
-    s.apply(call("w1", 1, 10, 7, {10, 1}));  // the 10th: declared, all ten calls booked
+    s.apply(paid_call("w1", 1, 10, 7, {10, 1}));  // the 10th: declared, all ten calls booked
     CHECK(s.summary("s1")->wasted == cost{100, 10});
-    s.apply(call("w1", 1, 11, 7, {10, 1}));  // while declared: booked as it comes
+    s.apply(paid_call("w1", 1, 11, 7, {10, 1}));  // while declared: booked as it comes
     s.apply(charge("w1", 1, {5, 0.5}));
     CHECK(s.summary("s1")->wasted == cost{115, 11.5});
     CHECK(stats_of(s, 1).wasted == cost{115, 11.5});
@@ -93,20 +93,21 @@ TEST_SUITE("wasted cost") {
     CHECK(s.summary("s1")->spent == cost{1115, 111.5});
     // Lifted when the window moves on (30 min later): the next calls count for the fingerprint
     // but are no longer booked, until it is declared again.
-    s.apply(call("w0", 3, 4000, 7));
+    s.apply(paid_call("w0", 3, 4000, 7));
     CHECK(s.verdicts("s1").empty());
-    s.apply(call("w0", 1, 4001, 7, {1, 1}));
+    s.apply(paid_call("w0", 1, 4001, 7, {1, 1}));
     CHECK(stats_of(s, 1).wasted == cost{116, 12.5});
     CHECK(s.summary("s1")->wasted == cost{115, 11.5});
-    for (int i = 0; i < 9; ++i) s.apply(call(test::worker_name(i % 2), 1, 4002 + i, 7, {1, 1}));
+    for (int i = 0; i < 9; ++i)
+      s.apply(paid_call(test::worker_name(i % 2), 1, 4002 + i, 7, {1, 1}));
     CHECK(s.verdicts("s1").size() == 2);                // declared again (exact and structural)
     CHECK(s.summary("s1")->wasted == cost{125, 21.5});  // the rest booked, once
   }
 
   TEST_CASE("a charge goes to the worker's last call of the fingerprint, when it counted") {
     shared_economics_state s;
-    s.apply(call("w0", 1, 0, 7));
-    s.apply(call("w1", 1, 1, 8));  // progress
+    s.apply(paid_call("w0", 1, 0, 7));
+    s.apply(paid_call("w1", 1, 1, 8));  // progress
     CHECK(s.apply(charge("w0", 1, {50, 0.25})).empty());
     CHECK(stats_of(s, 1).wasted == cost{50, 0.25});
     s.apply(charge("w1", 1, {70, 1.0}));  // w1's call was progress: spent, not wasted
@@ -126,7 +127,7 @@ TEST_SUITE("wasted cost") {
     shared_economics_state s(usd());
     std::vector<protocol::verdict> got;
     for (int i = 0; i < 10; ++i) {
-      auto v = s.apply(call(test::worker_name(i % 5), 1, i, 7, {21240, 0.318}));
+      auto v = s.apply(paid_call(test::worker_name(i % 5), 1, i, 7, {21240, 0.318}));
       got.insert(got.end(), v.begin(), v.end());
     }
     REQUIRE(got.size() == 1);
@@ -159,7 +160,7 @@ TEST_SUITE("wasted cost") {
     shared_economics_state s;
     std::vector<protocol::verdict> got;
     for (int i = 0; i < 10; ++i) {
-      auto v = s.apply(call(test::worker_name(i % 2), 1, i, 7));
+      auto v = s.apply(paid_call(test::worker_name(i % 2), 1, i, 7));
       got.insert(got.end(), v.begin(), v.end());
     }
     REQUIRE(got.size() == 1);
@@ -174,7 +175,8 @@ TEST_SUITE("wasted cost") {
       s.apply(e);
       log.event(e);
     };
-    for (int i = 0; i < 12; ++i) apply(call(test::worker_name(i % 3), 1 + i % 2, i, 7, {10, 0.1}));
+    for (int i = 0; i < 12; ++i)
+      apply(paid_call(test::worker_name(i % 3), 1 + i % 2, i, 7, {10, 0.1}));
     apply(charge("w1", 2, {1000, 1.5}));
     const std::uint64_t want = s.digest();
 
@@ -245,7 +247,7 @@ TEST_SUITE("wasted cost") {
     std::vector<protocol::verdict> got;
     const auto spend = [&](const std::string& worker, double amount, double t) {
       // Different calls (each its own fingerprint): no dead end, only spend.
-      auto v = s.apply(call(worker, 100 + std::uint64_t(t), t, 7, {0, amount}));
+      auto v = s.apply(paid_call(worker, 100 + std::uint64_t(t), t, 7, {0, amount}));
       got.insert(got.end(), v.begin(), v.end());
     };
     for (int i = 0; i < 7; ++i) spend(test::worker_name(i % 3), 1, i);  // 7: no worker reaches 8
@@ -288,7 +290,7 @@ TEST_SUITE("wasted cost") {
     REQUIRE(pushed.size() == 1);
     CHECK(pushed[0].kind == "budget");
     CHECK(pushed[0].level == severity::terminate);
-    CHECK(again.apply(call("w9", 500, 10, 7, {0, 1})).empty());
+    CHECK(again.apply(paid_call("w9", 500, 10, 7, {0, 1})).empty());
   }
 
   TEST_CASE("budget: tokens and amount each count, a prefix override, no cap, no verdict") {
@@ -299,13 +301,13 @@ TEST_SUITE("wasted cost") {
     small.tokens = 100;
     r.budget.prefixes.emplace_back("s", small);
     shared_economics_state s(r);
-    auto v = s.apply(call("w0", 1, 0, 7, {85, 1}));  // 85% of the prefix's 100 tokens
+    auto v = s.apply(paid_call("w0", 1, 0, 7, {85, 1}));  // 85% of the prefix's 100 tokens
     REQUIRE(v.size() == 1);
     CHECK(v[0].level == severity::warn);
     CHECK(v[0].message.find("85 tokens of 100 tokens, 1.00 of 100.00") != std::string::npos);
 
     shared_economics_state none;
-    CHECK(none.apply(call("w0", 1, 0, 7, {1000000000, 1e9})).empty());
+    CHECK(none.apply(paid_call("w0", 1, 0, 7, {1000000000, 1e9})).empty());
     CHECK(none.summary("s1")->budget == severity::none);
   }
 }

@@ -84,8 +84,8 @@ TEST_SUITE("e2e") {
     // One process cannot pose as more workers than its token names.
     CHECK(answer_to(p, token_hello("auth", "w3", kPinned), &why) == "forbidden");
     CHECK(why == "the token \"" + dir.file("tokens") + ":4\" does not grant worker name \"w3\"");
-    CHECK(answer_to(p, token_hello("nightly", "w1", kNightly)) ==
-          "forbidden");  // the dash is literal
+    // The dash is literal.
+    CHECK(answer_to(p, token_hello("nightly", "w1", kNightly)) == "forbidden");
     CHECK(answer_to(p, token_hello("auth", "w1", "wrong-token"), &why) == "unauthorized");
     CHECK(why == "missing or wrong token");
     CHECK(answer_to(p, token_hello("auth", "w1", "")) == "unauthorized");

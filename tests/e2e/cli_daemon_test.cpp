@@ -23,9 +23,9 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using test::cli_result;
 using test::daemon_process;
+using test::lines_of;
 using test::run_loopguard;
 
-using test::lines_of;
 namespace {
 
 const std::string kData = LOOPGUARD_TEST_DATA_DIR;

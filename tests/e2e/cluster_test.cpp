@@ -22,15 +22,13 @@
 #include "daemon_process.hpp"
 #include "http_json.hpp"
 #include "loopguard/daemon_client.hpp"
-#include "loopguard/hex.hpp"
-#include "state/shared_economics_state.hpp"
 #include "ws_client.hpp"
 
 using namespace loopguard;
 using namespace std::chrono_literals;
 using test::daemon_process;
-
 using test::digest_over_http;
+
 namespace {
 
 constexpr int kSwarms = 30;

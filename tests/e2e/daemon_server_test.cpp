@@ -26,7 +26,7 @@ daemon_options loopback_options(const std::string& db) {
   return o;
 }
 
-std::string batch(std::uint64_t from, std::uint64_t to) {
+std::string events_batch(std::uint64_t from, std::uint64_t to) {
   protocol::events b;
   for (std::uint64_t s = from; s <= to; ++s) b.items.push_back(test::wire_event(s, s % 5, s));
   return protocol::serialize(b);
@@ -75,8 +75,8 @@ TEST_SUITE("daemon_server") {
       ws_client w0(port), w1(port);
       REQUIRE(w0.hello("s", "w0", "i0") == 0u);
       REQUIRE(w1.hello("s", "w1", "i1") == 0u);
-      w0.send(batch(1, 30));
-      w1.send(batch(1, 12));
+      w0.send(events_batch(1, 30));
+      w1.send(events_batch(1, 12));
       REQUIRE(w0.wait_ack(30, 5s));
       REQUIRE(w1.wait_ack(12, 5s));
       before = digest_of(port, "s");

@@ -13,19 +13,17 @@
 #include "cycling_events.hpp"
 #include "daemon_process.hpp"
 #include "http_json.hpp"
-#include "loopguard/hex.hpp"
 #include "loopguard/protocol.hpp"
-#include "state/shared_economics_state.hpp"
 #include "ws_client.hpp"
 
 using namespace loopguard;
 using namespace std::chrono_literals;
 using nlohmann::json;
 using test::daemon_process;
-using test::ws_client;
-
 using test::digest_over_http;
 using test::get_json;
+using test::ws_client;
+
 namespace {
 
 json batch(std::uint64_t from, std::uint64_t to, std::uint64_t fps) {

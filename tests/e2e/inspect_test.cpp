@@ -25,9 +25,9 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 using test::cli_result;
 using test::daemon_process;
+using test::lines_of;
 using test::run_loopguard;
 
-using test::lines_of;
 namespace {
 
 // A '/' and a non-ASCII letter: the name must be percent-encoded in the request path.
@@ -148,6 +148,7 @@ void check_one_line(const cli_result& r, int exit, const std::string& start) {
   CHECK(r.exit == exit);
   CHECK(r.out.empty());
   CHECK(lines_of(r.err).size() == 1);
+  CHECK(r.err.ends_with('\n'));
   CHECK(r.err.rfind(start, 0) == 0);
 }
 

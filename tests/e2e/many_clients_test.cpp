@@ -62,7 +62,7 @@ long open_fds(pid_t pid) {
   return n;
 }
 
-void raise_own_fd_limit(rlim_t want) {
+void raise_fd_limit_to(rlim_t want) {
   rlimit l{};
   REQUIRE(::getrlimit(RLIMIT_NOFILE, &l) == 0);
   REQUIRE_MESSAGE(l.rlim_max >= want, "the hard open-file limit is below " << want);
@@ -133,7 +133,7 @@ TEST_SUITE("e2e many clients") {
       "slowloris: upgrade requests sent a byte at a time are dropped at the request deadline, "
       "other workers are served" *
       doctest::timeout(60)) {
-    raise_own_fd_limit(1024);
+    raise_fd_limit_to(1024);
     test::temp_dir dir;
     const auto config = dir.file("c.json");
     std::ofstream(config) << R"({"limits": {"request_timeout_ms": 2000}})";
@@ -197,7 +197,7 @@ TEST_SUITE("e2e many clients") {
       doctest::timeout(90)) {
     constexpr int kConnections = 2500;
     constexpr int kLimit = 2000;
-    raise_own_fd_limit(kConnections + 200);
+    raise_fd_limit_to(kConnections + 200);
     test::temp_dir dir;
     const auto config = dir.file("c.json");
     std::ofstream(config) << R"({"limits": {"max_connections": )" << kLimit << "}}";

@@ -14,15 +14,15 @@ using namespace loopguard;
 using namespace std::chrono_literals;
 using nlohmann::json;
 using test::daemon_process;
+using test::get_json;
 using test::ws_client;
 
-using test::get_json;
 namespace {
 
 // Events seq from..to of one fingerprint (the same result each time: a dead end) at t = seq, or
 // at `t` when given.
-std::string dead_end(std::uint64_t from, std::uint64_t to, std::uint64_t fp,
-                     std::optional<double> t = std::nullopt) {
+std::string dead_end_batch(std::uint64_t from, std::uint64_t to, std::uint64_t fp,
+                           std::optional<double> t = std::nullopt) {
   protocol::events b;
   for (std::uint64_t s = from; s <= to; ++s) {
     b.items.push_back(test::wire_event(s, fp, t.value_or(static_cast<double>(s)), 7));
@@ -32,9 +32,9 @@ std::string dead_end(std::uint64_t from, std::uint64_t to, std::uint64_t fp,
 
 // Two workers of `swarm` call fingerprint 42 ten times: warn is declared (and acknowledged).
 void declare_warn(ws_client& a, ws_client& b) {
-  a.send(dead_end(1, 5, 42));
+  a.send(dead_end_batch(1, 5, 42));
   REQUIRE(a.wait_ack(5, 5s));
-  b.send(dead_end(1, 5, 42));
+  b.send(dead_end_batch(1, 5, 42));
   REQUIRE(b.wait_ack(5, 5s));
   const auto v = a.next_of("verdict", 5s);
   REQUIRE(v);
@@ -193,7 +193,7 @@ TEST_SUITE("e2e protocol features") {
     CHECK((*v)["level"] == "warn");
     CHECK(get_json(d.port(), "/api/swarms/s")["verdicts"].size() == 2);
     // The restored daemon lifts them as the uninterrupted one would.
-    a.send(dead_end(6, 6, 99, 5000.0));
+    a.send(dead_end_batch(6, 6, 99, 5000.0));
     const auto lifted = a.next_of("verdict", 5s);
     REQUIRE(lifted);
     CHECK((*lifted)["level"] == "none");
@@ -210,7 +210,7 @@ TEST_SUITE("e2e protocol features") {
     declare_warn(a, b);
     REQUIRE(b.next_of("verdict", 5s));
     // One call much later: the clock moves a window on, the dead end's calls leave it.
-    a.send(dead_end(6, 6, 99, 5000.0));
+    a.send(dead_end_batch(6, 6, 99, 5000.0));
     for (ws_client* c : {&a, &b}) {
       const auto lifted = c->next_of("verdict", 5s);
       REQUIRE(lifted);
@@ -243,10 +243,10 @@ TEST_SUITE("e2e protocol features") {
       ws_client a(d.port(), "/ws?swarm=s"), b(d.port(), "/ws?swarm=s");
       REQUIRE(a.hello("s", "a", "i") == 0u);
       REQUIRE(b.hello("s", "b", "i") == 0u);
-      a.send(dead_end(1, 1, 1));
+      a.send(dead_end_batch(1, 1, 1));
       REQUIRE(a.wait_ack(1, 5s));
       b.send(detection);
-      b.send(dead_end(1, 1, 2));  // processed after the detection, on the same connection
+      b.send(dead_end_batch(1, 1, 2));  // processed after the detection, on the same connection
       REQUIRE(b.wait_ack(1, 5s));
       const auto detail = get_json(d.port(), "/api/swarms/s");
       CHECK(detail["worker_names"] == json{"a", "b"});

@@ -22,8 +22,8 @@
 using namespace loopguard;
 using namespace std::chrono_literals;
 using test::daemon_process;
-
 using test::digest_over_http;
+
 namespace {
 
 protocol::event nth_event(std::uint64_t seq, std::uint64_t tokens = 0) {
@@ -47,8 +47,8 @@ std::string write_config(const test::temp_dir& dir, int incarnation_idle, int sw
   return path;
 }
 
-client_options options_for(unsigned short port, const std::string& swarm,
-                           const std::string& incarnation = "") {
+client_options retention_options(unsigned short port, const std::string& swarm,
+                                 const std::string& incarnation = "") {
   client_options o;
   o.url = "ws://127.0.0.1:" + std::to_string(port);
   o.swarm = swarm;
@@ -119,7 +119,7 @@ TEST_SUITE("retention e2e") {
     auto d = std::make_unique<daemon_process>(dir.file(""), db, flags(config));
     REQUIRE_MESSAGE(d->port() != 0, d->log());
     const unsigned short port = d->port();
-    daemon_client c(options_for(port, "s", "first"));
+    daemon_client c(retention_options(port, "s", "first"));
     for (std::uint64_t i = 1; i <= 10; ++i) c.send(nth_event(i));
     REQUIRE_MESSAGE(c.wait_acknowledged(10, 10s), c.stats().last_error);
     // The daemon goes away; the worker goes on calling (11..15 wait in its outbox) and stays
@@ -173,7 +173,7 @@ TEST_SUITE("retention e2e") {
     REQUIRE_MESSAGE(d->port() != 0, d->log());
     const unsigned short port = d->port();
     {
-      daemon_client c(options_for(port, "paid"));
+      daemon_client c(retention_options(port, "paid"));
       for (std::uint64_t i = 1; i <= 9; ++i) c.send(nth_event(i, 100));  // 900 tokens: warn
       REQUIRE_MESSAGE(c.wait_acknowledged(9, 10s), c.stats().last_error);
       // Connected, it never expires, however long it stays.
@@ -200,7 +200,7 @@ TEST_SUITE("retention e2e") {
     CHECK(restored["spent"]["tokens"] == 900);
 
     // The swarm comes back: its budget goes on from 900, not from 0.
-    daemon_client again(options_for(port, "paid"));
+    daemon_client again(retention_options(port, "paid"));
     again.send(nth_event(1, 100));
     // First the swarm's active verdicts after the welcome: its budget, still at warn; then its
     // event takes the budget to critical.

@@ -12,7 +12,6 @@
 #include "../daemon/test_util.hpp"
 #include "daemon_process.hpp"
 #include "http_json.hpp"
-#include "loopguard/hex.hpp"
 #include "loopguard/swarm_worker.hpp"
 #include "swarm_workers.hpp"
 #include "ws_client.hpp"
@@ -21,10 +20,10 @@ using namespace loopguard;
 using namespace std::chrono_literals;
 using protocol::cost;
 using test::daemon_process;
+using test::get_json;
 using test::join;
 using test::settle;
 
-using test::get_json;
 namespace {
 
 constexpr const char* kDeadEndRules =

@@ -16,16 +16,14 @@
 #include "daemon_process.hpp"
 #include "http_json.hpp"
 #include "loopguard/daemon_client.hpp"
-#include "loopguard/hex.hpp"
-#include "state/shared_economics_state.hpp"
 #include "ws_client.hpp"
 
 using namespace loopguard;
 using namespace std::chrono_literals;
 using test::daemon_process;
+using test::digest_over_http;
 using json = nlohmann::json;
 
-using test::digest_over_http;
 namespace {
 
 constexpr std::uint64_t kMoveFps = 7;

@@ -54,7 +54,7 @@ struct tls_daemon {
   daemon_process d;
 };
 
-client_options options_for(const std::string& url, const std::string& ca_file,
+client_options tls_options(const std::string& url, const std::string& ca_file,
                            const std::string& worker) {
   client_options o;
   o.url = url;
@@ -124,8 +124,8 @@ TEST_SUITE("tls") {
     tls_daemon t(dir);
     REQUIRE_MESSAGE(t.d.port() != 0, t.d.log());
     // By IP address (checked against the IP SAN) and by name (SNI, the DNS SAN).
-    daemon_client by_ip(options_for(t.wss(), t.cert, "w1"));
-    daemon_client by_name(options_for(t.wss("localhost"), t.cert, "w2"));
+    daemon_client by_ip(tls_options(t.wss(), t.cert, "w1"));
+    daemon_client by_name(tls_options(t.wss("localhost"), t.cert, "w2"));
     test::send_cycling(by_ip, 200, 7);
     test::send_cycling(by_name, 200, 7);
     CHECK(by_ip.wait_acknowledged(200, 10s));
@@ -139,7 +139,7 @@ TEST_SUITE("tls") {
     test::temp_dir dir;
     tls_daemon t(dir);
     REQUIRE_MESSAGE(t.d.port() != 0, t.d.log());
-    daemon_client c(options_for(t.wss(), "", "w1"));  // the system's CAs: not this one
+    daemon_client c(tls_options(t.wss(), "", "w1"));  // the system's CAs: not this one
     check_refused(c, "certificate verification failed: self-signed certificate");
     CHECK(c.stats().disconnects == 0);
     // inspect and simulate say so too, and exit with their daemon failures.
@@ -166,9 +166,9 @@ TEST_SUITE("tls") {
     test::temp_dir dir;
     tls_daemon t(dir, "DNS:other.example");
     REQUIRE_MESSAGE(t.d.port() != 0, t.d.log());
-    daemon_client by_ip(options_for(t.wss(), t.cert, "w1"));
+    daemon_client by_ip(tls_options(t.wss(), t.cert, "w1"));
     check_refused(by_ip, "IP address mismatch");
-    daemon_client by_name(options_for(t.wss("localhost"), t.cert, "w2"));
+    daemon_client by_name(tls_options(t.wss("localhost"), t.cert, "w2"));
     check_refused(by_name, "hostname mismatch");
   }
 
@@ -177,14 +177,14 @@ TEST_SUITE("tls") {
     test::temp_dir dir;
     tls_daemon t(dir);
     REQUIRE_MESSAGE(t.d.port() != 0, t.d.log());
-    daemon_client c(options_for(t.wss(), t.cert, "w1"));
+    daemon_client c(tls_options(t.wss(), t.cert, "w1"));
     REQUIRE(c.wait_connected(5s));
     for (int i = 0; i < 3; ++i) {
       CHECK_THROWS(test::ws_client(t.d.port(), "/ws?swarm=tls"));
       std::string body;
       CHECK_THROWS(test::http_get(t.d.port(), "/healthz", body));
     }
-    daemon_client plain(options_for("ws://127.0.0.1:" + std::to_string(t.d.port()), "", "w2"));
+    daemon_client plain(tls_options("ws://127.0.0.1:" + std::to_string(t.d.port()), "", "w2"));
     CHECK_FALSE(plain.wait_connected(1s));
     test::send_cycling(c, 50, 7);
     CHECK(c.wait_acknowledged(50, 10s));

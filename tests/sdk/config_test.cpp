@@ -8,7 +8,7 @@ using loopguard::parse_config;
 using nlohmann::json;
 
 namespace {
-std::string error_of(const char* text) {
+std::string config_error(const char* text) {
   const auto c = parse_config(json::parse(text));
   return c ? "" : c.error().message();
 }
@@ -61,14 +61,15 @@ TEST_SUITE("config") {
   }
 
   TEST_CASE("absolute_cap and reset_after_fire belong to the exact rule only") {
-    CHECK(error_of(R"({"detectors":{"structural":{"absolute_cap":5}}})")
+    CHECK(config_error(R"({"detectors":{"structural":{"absolute_cap":5}}})")
               .starts_with("detectors.structural.absolute_cap: unknown key, expected one of "
                            "critical_at, enabled, mode, terminate_at, warn_at, window"));
-    CHECK(error_of(R"({"detectors":{"exact":{"absolute_cap":5,"reset_after_fire":true}}})") == "");
+    CHECK(config_error(R"({"detectors":{"exact":{"absolute_cap":5,"reset_after_fire":true}}})") ==
+          "");
   }
 
   TEST_CASE("terminate_at: 0 (never) or at least warn_at, on every ladder") {
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":3,"terminate_at":2}}})") ==
+    CHECK(config_error(R"({"detectors":{"exact":{"warn_at":3,"terminate_at":2}}})") ==
           "detectors.exact.terminate_at: expected 0 (never) or at least warn_at (3), got 2");
     const auto c = loopguard::parse_config(
         nlohmann::json::parse(R"({"detectors":{"summary":{"terminate_at":4}},
@@ -95,7 +96,7 @@ TEST_SUITE("config") {
     const auto back = loopguard::parse_config(loopguard::to_json(*c));
     REQUIRE(back.has_value());
     CHECK(loopguard::to_json(*back) == loopguard::to_json(*c));
-    CHECK(error_of(R"({"detectors":{"result":{"errors":"some"}}})") ==
+    CHECK(config_error(R"({"detectors":{"result":{"errors":"some"}}})") ==
           R"(detectors.result.errors: expected one of any, unknown_tool, got "some")");
   }
 
@@ -105,48 +106,48 @@ TEST_SUITE("config") {
   }
 
   TEST_CASE("errors name the key, what was expected and what came") {
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":0}}})") ==
+    CHECK(config_error(R"({"detectors":{"exact":{"warn_at":0}}})") ==
           "detectors.exact.warn_at: expected an integer in 1..1000000, got 0");
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":"x"}}})") ==
+    CHECK(config_error(R"({"detectors":{"exact":{"warn_at":"x"}}})") ==
           R"(detectors.exact.warn_at: expected an integer in 1..1000000, got "x")");
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":5,"critical_at":4}}})") ==
+    CHECK(config_error(R"({"detectors":{"exact":{"warn_at":5,"critical_at":4}}})") ==
           "detectors.exact.critical_at: expected 0 (never) or at least warn_at (5), got 4");
-    CHECK(error_of(R"({"detectors":{"similar_args":{"threshold":101}}})") ==
+    CHECK(config_error(R"({"detectors":{"similar_args":{"threshold":101}}})") ==
           "detectors.similar_args.threshold: expected a number in 0..100, got 101");
-    CHECK(error_of(R"({"detectors":{"similar_args":{"result_threshold":-1}}})") ==
+    CHECK(config_error(R"({"detectors":{"similar_args":{"result_threshold":-1}}})") ==
           "detectors.similar_args.result_threshold: expected a number in 0..100, got -1");
-    CHECK(error_of(R"({"detectors":{"test_fix":{"alike_threshold":100.5}}})") ==
+    CHECK(config_error(R"({"detectors":{"test_fix":{"alike_threshold":100.5}}})") ==
           "detectors.test_fix.alike_threshold: expected a number in 0..100, got 100.5");
-    CHECK(error_of(R"({"detectors":{"bash_cascade":{"give_up_at":-2}}})") ==
+    CHECK(config_error(R"({"detectors":{"bash_cascade":{"give_up_at":-2}}})") ==
           "detectors.bash_cascade.give_up_at: expected an integer in 0..1000000, got -2");
-    CHECK(error_of(R"({"detectors":{"summary":{"give_up_at":5}}})")
+    CHECK(config_error(R"({"detectors":{"summary":{"give_up_at":5}}})")
               .starts_with("detectors.summary.give_up_at: unknown key"));
-    CHECK(error_of(R"({"detectors":{"exact":{"mode":"sometimes"}}})") ==
+    CHECK(config_error(R"({"detectors":{"exact":{"mode":"sometimes"}}})") ==
           R"(detectors.exact.mode: expected one of consecutive, window, both, got "sometimes")");
-    CHECK(error_of(R"({"detectors":{"exact":{"enabled":"yes"}}})") ==
+    CHECK(config_error(R"({"detectors":{"exact":{"enabled":"yes"}}})") ==
           R"(detectors.exact.enabled: expected true or false, got "yes")");
-    CHECK(error_of(R"({"detectors":{"exactt":{}}})") ==
+    CHECK(config_error(R"({"detectors":{"exactt":{}}})") ==
           "detectors.exactt: unknown key, expected one of bash_cascade, content, cycle, exact, "
           "intent, judge, limit, output_similarity, result, similar_args, structural, summary, "
           "test_fix");
-    CHECK(error_of(R"({"detectors":{"exact":{"warnat":3}}})")
+    CHECK(config_error(R"({"detectors":{"exact":{"warnat":3}}})")
               .starts_with("detectors.exact.warnat: unknown key, expected one of"));
-    CHECK(error_of(R"({"preset":"nope"})").starts_with("preset: expected one of"));
-    CHECK(error_of(R"({"tools":{"t":{"exact":{"warn_at":-1}}}})") ==
+    CHECK(config_error(R"({"preset":"nope"})").starts_with("preset: expected one of"));
+    CHECK(config_error(R"({"tools":{"t":{"exact":{"warn_at":-1}}}})") ==
           "tools.t.exact.warn_at: expected an integer in 1..1000000, got -1");
-    CHECK(error_of(R"({"tools":{"t":5}})") == "tools.t: expected an object, got 5");
-    CHECK(error_of(R"({"tools":{"t":{"exactt":{}}}})")
+    CHECK(config_error(R"({"tools":{"t":5}})") == "tools.t: expected an object, got 5");
+    CHECK(config_error(R"({"tools":{"t":{"exactt":{}}}})")
               .starts_with("tools.t.exactt: unknown key, expected one of enabled, exact"));
-    CHECK(error_of(R"({"detectors":{"cycle":{"min_length":4,"max_length":3}}})") ==
+    CHECK(config_error(R"({"detectors":{"cycle":{"min_length":4,"max_length":3}}})") ==
           "detectors.cycle.max_length: expected at least min_length (4), got 3");
-    CHECK(error_of(R"({"detectors":{"content":{"chunk_size":100,"max_history":100}}})") ==
+    CHECK(config_error(R"({"detectors":{"content":{"chunk_size":100,"max_history":100}}})") ==
           "detectors.content.max_history: expected at least twice chunk_size (200), got 100");
-    CHECK(error_of(R"([1])") == "configuration: expected an object, got [1]");
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":2.5}}})") ==
+    CHECK(config_error(R"([1])") == "configuration: expected an object, got [1]");
+    CHECK(config_error(R"({"detectors":{"exact":{"warn_at":2.5}}})") ==
           "detectors.exact.warn_at: expected an integer in 1..1000000, got 2.5");
-    CHECK(error_of(R"({"fingerprint":{"primary_keys":"path"}})") ==
+    CHECK(config_error(R"({"fingerprint":{"primary_keys":"path"}})") ==
           R"(fingerprint.primary_keys: expected an array of strings, got "path")");
-    CHECK(error_of(R"({"swarm":5})") == "swarm: expected an object, got 5");
+    CHECK(config_error(R"({"swarm":5})") == "swarm: expected an object, got 5");
   }
 
   TEST_CASE("10.0 is an integer, as in every reader (json_fields.hpp)") {
@@ -156,8 +157,9 @@ TEST_SUITE("config") {
   }
 
   TEST_CASE("only the first error is reported") {
-    CHECK(error_of(R"({"detectors":{"exact":{"warn_at":0,"bogus":1},"cycle":{"enabled":3}}})") ==
-          "detectors.exact.warn_at: expected an integer in 1..1000000, got 0");
+    CHECK(
+        config_error(R"({"detectors":{"exact":{"warn_at":0,"bogus":1},"cycle":{"enabled":3}}})") ==
+        "detectors.exact.warn_at: expected an integer in 1..1000000, got 0");
   }
 
   TEST_CASE("every preset round-trips through JSON") {

@@ -34,7 +34,7 @@ struct scoped_env {
   scoped_env& operator=(const scoped_env&) = delete;
 };
 
-std::string error_of(const json& doc) {
+std::string sdk_config_error(const json& doc) {
   const auto c = parse_sdk_config(doc);
   return c ? "" : c.error().message();
 }
@@ -90,37 +90,42 @@ TEST_SUITE("sdk_config") {
     const auto plain = loopguard::parse_config(json::parse(R"({"daemon": {}})"));
     REQUIRE_FALSE(plain.has_value());
     CHECK(plain.error().message().find("daemon: unknown key") == 0);
-    CHECK(error_of(json::parse(R"({"daemon": {}, "detecters": {}})"))
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {}, "detecters": {}})"))
               .find("detecters: unknown key") == 0);
   }
 
   TEST_CASE("an unknown daemon key is named with its path") {
-    const std::string e = error_of(json::parse(R"({"daemon": {"outbox_size": 5}})"));
+    const std::string e = sdk_config_error(json::parse(R"({"daemon": {"outbox_size": 5}})"));
     CHECK(e.find("daemon.outbox_size: unknown key, expected one of") == 0);
     CHECK(e.find("outbox") != std::string::npos);
     // The token itself is never a key of the file: token_file is.
-    CHECK(error_of(json::parse(R"({"daemon": {"token": "secret"}})"))
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {"token": "secret"}})"))
               .find("daemon.token: unknown key") == 0);
   }
 
   TEST_CASE("out-of-range and mistyped values name the key") {
-    CHECK(error_of(json::parse(R"({"daemon": {"outbox": 0}})")) ==
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {"outbox": 0}})")) ==
           "daemon.outbox: expected an integer in 1..10000000, got 0");
-    CHECK(error_of(json::parse(R"({"daemon": {"heartbeat_ms": 0}})"))
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {"heartbeat_ms": 0}})"))
               .find("daemon.heartbeat_ms: expected an integer in 1..86400000") == 0);
-    CHECK(error_of(json::parse(R"({"daemon": {"flush_delay_ms": -1}})"))
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {"flush_delay_ms": -1}})"))
               .find("daemon.flush_delay_ms:") == 0);
-    CHECK(error_of(json::parse(R"({"daemon": {"backoff_min_ms": 500, "backoff_max_ms": 100}})")) ==
+    CHECK(sdk_config_error(
+              json::parse(R"({"daemon": {"backoff_min_ms": 500, "backoff_max_ms": 100}})")) ==
           "daemon.backoff_max_ms: expected at least backoff_min_ms (500), got 100");
-    CHECK(error_of(json::parse(R"({"daemon": {"report_detections": "yes"}})"))
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {"report_detections": "yes"}})"))
               .find("daemon.report_detections: expected") == 0);
-    CHECK(error_of(json::parse(R"({"daemon": {"swarm": ""}})")) ==
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {"swarm": ""}})")) ==
           "daemon.swarm: expected 1..128 bytes, got \"\"");
-    CHECK(error_of(json::parse(R"({"daemon": {"worker": ")" + std::string(129, 'w') + "\"}}"))
-              .find("daemon.worker:") == 0);
-    CHECK(error_of(json::parse(R"({"daemon": {"url": "http://x:1"}})")).find("daemon.url:") == 0);
-    CHECK(error_of(json::parse(R"({"daemon": []})")).find("daemon: expected an object") == 0);
-    CHECK(error_of(json::parse(R"({"daemon": {}, "detectors": {"exact": {"warn_at": 0}}})"))
+    CHECK(
+        sdk_config_error(json::parse(R"({"daemon": {"worker": ")" + std::string(129, 'w') + "\"}}"))
+            .find("daemon.worker:") == 0);
+    CHECK(
+        sdk_config_error(json::parse(R"({"daemon": {"url": "http://x:1"}})")).find("daemon.url:") ==
+        0);
+    CHECK(sdk_config_error(json::parse(R"({"daemon": []})")).find("daemon: expected an object") ==
+          0);
+    CHECK(sdk_config_error(json::parse(R"({"daemon": {}, "detectors": {"exact": {"warn_at": 0}}})"))
               .find("detectors.exact.warn_at:") == 0);
   }
 

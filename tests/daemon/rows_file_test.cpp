@@ -6,8 +6,6 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 
 #include "service/swarm_service.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
@@ -19,16 +17,12 @@ using namespace loopguard;
 using namespace loopguard::daemon;
 using loopguard::test::digest_of;
 using loopguard::test::open_ok;
+using loopguard::test::read_bytes;
 using loopguard::test::refusal;
 using loopguard::test::temp_dir;
 using loopguard::test::wire_event;
 
 namespace {
-
-std::string bytes_of(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
 
 // A database at `path` holding compacted rows of one swarm; returns its digest.
 std::uint64_t write_rows(const std::string& path, const std::string& swarm) {
@@ -80,12 +74,12 @@ TEST_SUITE("rows_file") {
     const std::string path = dir.file("lg.db");
     write_rows(path, "s");
     std::filesystem::remove(path + "-rows");
-    const std::string before = bytes_of(path);
+    const std::string before = read_bytes(path);
     const std::string why = refusal(path);
     CHECK(why == "refusing " + path + ": " + path +
                      "-rows is missing: it holds this database's fingerprint rows (a backup or a "
                      "copy takes both files); the file was not modified");
-    CHECK(bytes_of(path) == before);
+    CHECK(read_bytes(path) == before);
     CHECK_FALSE(std::filesystem::exists(path + "-rows"));  // not recreated empty
   }
 
@@ -96,23 +90,23 @@ TEST_SUITE("rows_file") {
     write_rows(b, "sb");
     std::filesystem::copy_file(b + "-rows", a + "-rows",
                                std::filesystem::copy_options::overwrite_existing);
-    const std::string main_before = bytes_of(a), rows_before = bytes_of(a + "-rows");
+    const std::string main_before = read_bytes(a), rows_before = read_bytes(a + "-rows");
     CHECK(refusal(a) == "refusing " + a +
                             "-rows: it belongs to another database (its pair id is not the main "
                             "file's); the file was not modified");
-    CHECK(bytes_of(a) == main_before);
-    CHECK(bytes_of(a + "-rows") == rows_before);
+    CHECK(read_bytes(a) == main_before);
+    CHECK(read_bytes(a + "-rows") == rows_before);
   }
 
   TEST_CASE("the rows file named as the database is refused") {
     temp_dir dir;
     const std::string path = dir.file("lg.db");
     write_rows(path, "s");
-    const std::string before = bytes_of(path + "-rows");
+    const std::string before = read_bytes(path + "-rows");
     const std::string why = refusal(path + "-rows");
     CHECK(why.find("it is the rows file of a loopguard database") != std::string::npos);
     CHECK(why.find(path + "-rows") != std::string::npos);
-    CHECK(bytes_of(path + "-rows") == before);
+    CHECK(read_bytes(path + "-rows") == before);
   }
 
   TEST_CASE("a new main file beside a rows file is refused, naming it") {
@@ -121,13 +115,13 @@ TEST_SUITE("rows_file") {
     write_rows(path, "s");
     // The main file is gone (deleted by hand): its rows must not be taken for a new database's.
     std::filesystem::remove(path);
-    const std::string rows_before = bytes_of(path + "-rows");
+    const std::string rows_before = read_bytes(path + "-rows");
     const std::string why = refusal(path);
     CHECK(why == "refusing " + path + ": it is new, but " + path +
                      "-rows beside it belongs to another database (whose main file is gone); "
                      "move that file away, or restore the main file it belongs to; the file was "
                      "not modified");
-    CHECK(bytes_of(path + "-rows") == rows_before);
+    CHECK(read_bytes(path + "-rows") == rows_before);
   }
 
   TEST_CASE("a main file whose rows file was never made gets one, replacing a leftover") {

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "../daemon/test_util.hpp"
+#include "http_json.hpp"
 #include "loopguard/protocol.hpp"
 #include "server/daemon_server.hpp"
 #include "ws_client.hpp"
@@ -30,12 +31,6 @@ std::string events_batch(std::uint64_t from, std::uint64_t to) {
   protocol::events b;
   for (std::uint64_t s = from; s <= to; ++s) b.items.push_back(test::wire_event(s, s % 5, s));
   return protocol::serialize(b);
-}
-
-std::string digest_of(unsigned short port, const std::string& swarm) {
-  std::string body;
-  CHECK(test::http_get(port, "/api/swarms/" + swarm + "/digest", body) == 200);
-  return body;
 }
 
 // run() on a thread of its own; request_stop() and the join at scope exit.
@@ -79,7 +74,8 @@ TEST_SUITE("daemon_server") {
       w1.send(events_batch(1, 12));
       REQUIRE(w0.wait_ack(30, 5s));
       REQUIRE(w1.wait_ack(12, 5s));
-      before = digest_of(port, "s");
+      before = test::digest_over_http(port, "s");
+      CHECK(before.size() == 16);  // a digest, not "HTTP <status>"
       const auto took = r.stop();
       CHECK(w0.wait_closed(5s) == 1001);  // going away
       CHECK(w1.wait_closed(5s) == 1001);
@@ -91,7 +87,7 @@ TEST_SUITE("daemon_server") {
     REQUIRE(again.open().ok());
     running r(again);
     const auto port = again.local_endpoint().port();
-    CHECK(digest_of(port, "s") == before);
+    CHECK(test::digest_over_http(port, "s") == before);
     ws_client w0(port);
     CHECK(w0.hello("s", "w0", "i0") == 30u);
     ws_client w1(port);

@@ -16,6 +16,7 @@
 #include "../daemon/test_util.hpp"
 #include "child_process.hpp"
 #include "daemon_process.hpp"
+#include "http_json.hpp"
 #include "loopguard/hex.hpp"
 #include "loopguard/protocol.hpp"
 #include "state/shared_economics_state.hpp"
@@ -137,12 +138,6 @@ std::string get(unsigned short port, const std::string& target, int& status) {
   return body;
 }
 
-std::string digest_of(unsigned short port, const std::string& swarm) {
-  int status = 0;
-  const auto j = json::parse(get(port, "/api/swarms/" + swarm + "/digest", status), nullptr, false);
-  return status == 200 && j.is_object() ? j.value("digest", "") : "";
-}
-
 // The value of an unlabelled metric line ("name value"), -1 when absent.
 double metric(unsigned short port, const std::string& name) {
   int status = 0;
@@ -259,7 +254,7 @@ TEST_SUITE("fulldisk") {
     }
     for (std::size_t w = 0; w < kWorkers; ++w) CHECK(ws[w]->wait_ack(sent[w], 10s));
     const std::string expected = expected_digest("disk", sent);
-    CHECK(digest_of(d.port(), "disk") == expected);
+    CHECK(test::digest_over_http(d.port(), "disk") == expected);
 
     // kill -9, restart on the same tmpfs: every acknowledged event is there, once.
     ws.clear();
@@ -267,7 +262,7 @@ TEST_SUITE("fulldisk") {
     CHECK(d.wait(5s) == 128 + SIGKILL);
     daemon_process again(dir.file(""), db, {}, {.launcher = ns.launcher()});
     REQUIRE_MESSAGE(again.port() != 0, again.log());
-    CHECK(digest_of(again.port(), "disk") == expected);
+    CHECK(test::digest_over_http(again.port(), "disk") == expected);
     for (std::size_t w = 0; w < kWorkers; ++w) {
       ws_client c(again.port());
       CHECK(c.hello("disk", test::worker_name(long(w)), "inc") == sent[w]);
@@ -323,6 +318,6 @@ TEST_SUITE("fulldisk") {
       }
       if (*last < sent[w]) CHECK(c.wait_ack(sent[w], 10s));
     }
-    CHECK(digest_of(d.port(), "disk") == expected_digest("disk", sent));
+    CHECK(test::digest_over_http(d.port(), "disk") == expected_digest("disk", sent));
   }
 }

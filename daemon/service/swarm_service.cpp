@@ -11,43 +11,48 @@
 namespace loopguard::daemon {
 namespace {
 
-// Full chunks of rows from the loading thread to the restoring one, and emptied chunks back
-// (their capacity is reused). At most kMaxFull full chunks wait: memory stays bounded.
-class chunk_channel {
+// Full batches of rows from the loading thread to the restoring one, and emptied batches back
+// (their capacity is reused). At most kMaxFull full batches wait: memory stays bounded.
+class batch_channel {
  public:
-  static constexpr std::size_t kMaxFull = 4;
+  static constexpr std::size_t kMaxFull = 16;
 
-  // Loader: hands over `chunk` (waits while kMaxFull wait), and takes back an emptied one.
-  void push(std::vector<fingerprint_row>& chunk) {
-    std::unique_lock lock(mu_);
-    space_.wait(lock, [&] { return full_.size() < kMaxFull || aborted_; });
-    if (aborted_) return;
-    full_.push_back(std::move(chunk));
-    chunk = {};
-    if (!empty_.empty()) {
-      chunk = std::move(empty_.back());
-      empty_.pop_back();
+  // Loader: hands over `batch` (waits while kMaxFull wait), and takes back an emptied one (once
+  // the restorer has given up, `batch` is only emptied).
+  void push(restore_batch& batch) {
+    {
+      std::unique_lock lock(mu_);
+      space_.wait(lock, [&] { return full_.size() < kMaxFull || aborted_; });
+      if (!aborted_) {
+        full_.push_back(std::move(batch));
+        batch = {};
+        if (!empty_.empty()) {
+          batch = std::move(empty_.back());
+          empty_.pop_back();
+        }
+        ready_.notify_one();
+      }
     }
-    ready_.notify_one();
+    batch.clear();
   }
   void close() {
     std::lock_guard lock(mu_);
     closed_ = true;
     ready_.notify_one();
   }
-  // Restorer: the next full chunk; false when the loader has closed and none is left.
-  bool pop(std::vector<fingerprint_row>& chunk) {
+  // Restorer: the next full batch; false when the loader has closed and none is left.
+  bool pop(restore_batch& batch) {
     std::unique_lock lock(mu_);
     ready_.wait(lock, [&] { return !full_.empty() || closed_; });
     if (full_.empty()) return false;
-    chunk = std::move(full_.front());
+    batch = std::move(full_.front());
     full_.pop_front();
     space_.notify_one();
     return true;
   }
-  void recycle(std::vector<fingerprint_row>&& chunk) {
+  void recycle(restore_batch&& batch) {
     std::lock_guard lock(mu_);
-    empty_.push_back(std::move(chunk));
+    empty_.push_back(std::move(batch));
   }
   // The restorer gave up: the loader's pushes return at once from now on.
   void abort() {
@@ -59,8 +64,8 @@ class chunk_channel {
  private:
   std::mutex mu_;  // guards everything below
   std::condition_variable ready_, space_;
-  std::deque<std::vector<fingerprint_row>> full_;
-  std::vector<std::vector<fingerprint_row>> empty_;
+  std::deque<restore_batch> full_;
+  std::vector<restore_batch> empty_;
   bool closed_ = false, aborted_ = false;
 };
 
@@ -69,10 +74,7 @@ class chunk_channel {
 std::size_t repair(std::string& s) {
   return utf8::repair_in_place(s);
 }
-std::size_t repair(fingerprint_row& r) {
-  return repair(r.swarm) + repair(r.stats.tool) + repair(r.stats.summary);
-}
-// The fingerprint rows are repaired one chunk at a time, as they arrive.
+// The fingerprint rows are repaired as they are restored (restore_batch).
 std::size_t repair(stored_state& st) {
   std::size_t n = 0;
   for (auto& r : st.state.swarms) n += repair(r.swarm);
@@ -110,22 +112,24 @@ result<swarm_service::restore_report> swarm_service::restore_from(checkpoint_sto
 result<stored_state> swarm_service::stream_fingerprints(checkpoint_store& store,
                                                         restore_report& r) {
   result<stored_state> stored;
-  chunk_channel channel;
-  std::size_t repaired = 0;  // by the loader thread: it has the lighter part of the work
+  batch_channel channel;
   // The store is used by the loader thread only until it is joined.
   std::thread loader([&] {
-    stored = store.load_streaming([&](std::vector<fingerprint_row>& chunk) {
-      for (auto& row : chunk) repaired += repair(row);
-      channel.push(chunk);
+    restore_batch batch;
+    stored = store.load_streaming([&](fingerprint_row& row) {
+      batch.add(row);
+      if (batch.size() == kRestoreBatchRows) channel.push(batch);
     });
+    if (!batch.empty()) channel.push(batch);
     channel.close();
   });
   try {
-    std::vector<fingerprint_row> chunk;
-    while (channel.pop(chunk)) {
-      r.fingerprints += chunk.size();
-      state_.restore_fingerprints(chunk);
-      channel.recycle(std::move(chunk));
+    restore_batch batch;
+    while (channel.pop(batch)) {
+      r.fingerprints += batch.size();
+      state_.restore_fingerprints(batch);
+      r.repaired += batch.repaired();
+      channel.recycle(std::move(batch));
     }
   } catch (...) {
     channel.abort();
@@ -133,7 +137,6 @@ result<stored_state> swarm_service::stream_fingerprints(checkpoint_store& store,
     throw;
   }
   loader.join();
-  r.repaired += repaired;
   return stored;
 }
 

@@ -57,8 +57,8 @@ class swarm_service {
   explicit swarm_service(swarm_rules rules = {}, state_options options = {},
                          wall_clock clock = system_wall_clock);
 
-  // Replaces everything with what `store` holds: its rows, decoded on a second thread while
-  // this one inserts them into the state, then every log record replayed in order. Call before
+  // Replaces everything with what `store` holds: its rows, decoded into the state's forms on a
+  // second thread while this one inserts them, then every log record replayed in order. Call before
   // any session exists. Stored strings that are not valid UTF-8 are repaired (utf8::repair).
   // An error (the store cannot be loaded, or its log cannot be replayed) leaves the state
   // empty: the store is refused. A restore never writes to the store.
@@ -68,6 +68,8 @@ class swarm_service {
     std::size_t expired = 0;   // expired incarnations remembered
   };
   result<restore_report> restore_from(checkpoint_store& store);
+  // Rows per batch handed from the loading thread to the restoring one.
+  static constexpr std::size_t kRestoreBatchRows = 4096;
 
   // Applies a batch in order. An event at or below the last applied sequence number is a
   // duplicate and skipped; one beyond the next expected number stops the batch with a

@@ -29,6 +29,7 @@
 #include "state/fingerprint_entry.hpp"
 #include "state/fingerprint_table.hpp"
 #include "state/handoff_cycles.hpp"
+#include "state/restore_batch.hpp"
 #include "state/state_rows.hpp"
 #include "state/swarm_rules.hpp"
 
@@ -193,13 +194,13 @@ class shared_economics_state {
   std::optional<state_snapshot> snapshot(std::string_view swarm) const;
   void restore(const state_snapshot& s) { restore(state_snapshot(s)); }
   void restore(state_snapshot&& s);  // moves the rows' vectors and strings
-  // The same restore in parts, for rows that arrive in chunks: restore_begin() forgets
+  // The same restore in parts, for rows that arrive in batches: restore_begin() forgets
   // everything; then restore_swarms() and restore_fingerprints() in any order, each row of
-  // the snapshot exactly once. restore_fingerprints() moves each row's stats out, leaving the
-  // rows for the caller to reuse.
+  // the snapshot exactly once (a row given twice: the later one wins). restore_fingerprints()
+  // moves the batch's entries out, leaving it for the caller to clear and reuse.
   void restore_begin();
   void restore_swarms(const std::vector<swarm_row>& swarms, const std::vector<worker_row>& workers);
-  void restore_fingerprints(std::vector<fingerprint_row>& rows);
+  void restore_fingerprints(restore_batch& batch);
 
  private:
   using worker_tally = fingerprint_entry::worker_tally;
@@ -331,7 +332,8 @@ class shared_economics_state {
   static fingerprint_stats row_of(const swarm& s, const fingerprint_key& key);  // present
   static void take_changed(const std::string& name, swarm& s, const fingerprint_key& key,
                            state_changes& out);
-  void restore_row(swarm& s, fingerprint_row& r);
+  void restore_small(swarm& s, const fingerprint_key& key, single&& f);
+  void restore_full(swarm& s, const fingerprint_key& key, fingerprint_stats&& stats);
   protocol::verdict verdict_of(const std::string& name, const fingerprint_key& key, const entry& f,
                                bool by_cap) const;
 

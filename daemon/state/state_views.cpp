@@ -401,7 +401,9 @@ std::optional<state_snapshot> shared_economics_state::snapshot(std::string_view 
 void shared_economics_state::restore(state_snapshot&& snap) {
   restore_begin();
   restore_swarms(snap.swarms, snap.workers);
-  restore_fingerprints(snap.fingerprints);
+  restore_batch batch;
+  for (auto& r : snap.fingerprints) batch.add(r);
+  restore_fingerprints(batch);
   snap = {};
 }
 
@@ -435,50 +437,56 @@ void shared_economics_state::restore_swarms(const std::vector<swarm_row>& swarms
   }
 }
 
-// A restored row, in the small form when it fits; a row given twice: the later one wins.
-void shared_economics_state::restore_row(swarm& s, fingerprint_row& r) {
-  if (single::fits(r.stats)) {
-    if (single* f = s.fingerprints.emplace_small(r.key, std::move(r.stats))) {
-      account(s, r.key, *f);
-      return;
-    }
-  } else if (entry* f = s.fingerprints.emplace_full(r.key, std::move(r.stats))) {
-    rebuild_tallies(*f);
-    account(s, r.key, *f);
+// A restored row called once; given twice, the later row wins.
+void shared_economics_state::restore_small(swarm& s, const fingerprint_key& key, single&& f) {
+  if (single* in = s.fingerprints.emplace_small(key, std::move(f))) {
+    account(s, key, *in);
     return;
   }
-  entry& f = *s.fingerprints.full(r.key).first;
-  f.assign(std::move(r.stats));
-  rebuild_tallies(f);
-  account(s, r.key, f);
+  restore_full(s, key, f.row());
 }
 
-void shared_economics_state::restore_fingerprints(std::vector<fingerprint_row>& rows) {
-  // Rows arrive grouped by swarm (the store's key order): look the swarm up once per run, and
-  // grow its table geometrically ahead of the run (chunks would otherwise rehash each time).
-  // Each insert's index bucket is a miss of its own (the keys are hashes): the bucket of the row
-  // kAhead places on in the same run is fetched meanwhile (docs/performance.md).
+void shared_economics_state::restore_full(swarm& s, const fingerprint_key& key,
+                                          fingerprint_stats&& stats) {
+  if (entry* f = s.fingerprints.emplace_full(key, std::move(stats))) {
+    rebuild_tallies(*f);
+    account(s, key, *f);
+    return;
+  }
+  entry& f = *s.fingerprints.full(key).first;
+  f.assign(std::move(stats));
+  rebuild_tallies(f);
+  account(s, key, f);
+}
+
+void shared_economics_state::restore_fingerprints(restore_batch& batch) {
+  // A batch holds runs of one swarm's rows (the store's key order): the swarm is looked up once
+  // per run, and its table grown geometrically ahead of the run (batches would otherwise rehash
+  // each time). Each insert's index bucket is a miss of its own (the keys are hashes): the
+  // bucket of the row kAhead places on in the same run is fetched meanwhile
+  // (docs/performance.md).
   constexpr std::size_t kAhead = 16;
-  swarm* s = nullptr;
-  const std::string* current = nullptr;
-  std::size_t run_end = 0;  // the rows of the current swarm end here
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    auto& r = rows[i];
-    if (!current || r.swarm != *current) {
-      current = &r.swarm;
-      s = &swarms_[r.swarm];
-      run_end = i;
-      while (run_end < rows.size() && rows[run_end].swarm == r.swarm) ++run_end;
-      const std::size_t need = s->fingerprints.size() + (run_end - i);
-      if (need > s->fingerprints.capacity()) {
-        s->fingerprints.reserve(std::max(need, 2 * s->fingerprints.size()));
-      }
-      for (std::size_t j = i; j < std::min(i + kAhead, run_end); ++j) {
-        s->fingerprints.prefetch(rows[j].key);
+  auto& items = batch.items_;
+  std::size_t begin = 0;
+  for (const auto& run : batch.runs_) {
+    swarm& s = swarms_[run.swarm];
+    const std::size_t need = s.fingerprints.size() + (run.end - begin);
+    if (need > s.fingerprints.capacity()) {
+      s.fingerprints.reserve(std::max(need, 2 * s.fingerprints.size()));
+    }
+    for (std::size_t j = begin; j < std::min(begin + kAhead, run.end); ++j) {
+      s.fingerprints.prefetch(items[j].key);
+    }
+    for (std::size_t i = begin; i < run.end; ++i) {
+      if (i + kAhead < run.end) s.fingerprints.prefetch(items[i + kAhead].key);
+      const auto& it = items[i];
+      if (it.full == restore_batch::kSmall) {
+        restore_small(s, it.key, batch.entry(it));
+      } else {
+        restore_full(s, it.key, std::move(batch.fulls_[it.full]));
       }
     }
-    if (i + kAhead < run_end) s->fingerprints.prefetch(rows[i + kAhead].key);
-    restore_row(*s, r);
+    begin = run.end;
   }
 }
 

@@ -16,10 +16,10 @@
 
 namespace loopguard::daemon {
 
-// Receives loaded fingerprint rows a chunk at a time, in key order, on the thread running the
-// load. It may swap `chunk` with another vector (e.g. one it has emptied before), whose rows the
-// store then discards: this recycles the chunks' memory.
-using fingerprint_sink = std::function<void(std::vector<fingerprint_row>& chunk)>;
+// Receives the loaded fingerprint rows one at a time, in key order, on the thread running the
+// load. The row is the store's, decoded into again for the next one (no allocation per row):
+// the sink may move from its stats, and leaves its swarm and key.
+using fingerprint_sink = std::function<void(fingerprint_row& row)>;
 
 // Contract: between begin() and commit() every step belongs to one transaction of the rows file
 // alone; commit() makes it durable (or fails and changes nothing); rollback() discards it. Not

@@ -44,9 +44,6 @@ class sqlite_checkpoint_store final : public checkpoint_store {
   }
   ~sqlite_checkpoint_store() override;
 
-  // Rows per chunk given to a fingerprint_sink.
-  static constexpr std::size_t kLoadChunkRows = sqlite_rows_store::kLoadChunkRows;
-
   result<stored_state> load_streaming(const fingerprint_sink& sink) override;
   status begin() override;
   status clear_swarm(std::string_view swarm) override;

@@ -232,41 +232,26 @@ void sqlite_rows_store::load_fingerprints(const fingerprint_sink& sink, overlay&
     return std::string_view(static_cast<const char*>(p),
                             static_cast<std::size_t>(sqlite3_column_bytes(raw, col)));
   };
-  std::vector<fingerprint_row> chunk;
-  chunk.reserve(kLoadChunkRows);
-  std::string swarm;  // of the previous row: rows come grouped by swarm
+  fingerprint_row row;  // every row is decoded into it (decode_fingerprint sets every field)
   int rc = SQLITE_ROW;
   while ((rc = sqlite3_step(raw)) == SQLITE_ROW) {
-    if (const auto name = text(0); name != swarm) swarm = name;
-    if (!over.keys.empty() && over.keys.contains(overlay_key(swarm, sqlite3_column_int64(raw, 1),
-                                                             sqlite3_column_int64(raw, 2)))) {
+    if (const auto name = text(0); name != row.swarm) row.swarm = name;
+    if (!over.keys.empty() &&
+        over.keys.contains(
+            overlay_key(row.swarm, sqlite3_column_int64(raw, 1), sqlite3_column_int64(raw, 2)))) {
       continue;  // a staged row of the current generation replaces or erases it
     }
-    fingerprint_row& r = chunk.emplace_back();
-    r.swarm = swarm;
-    r.key.kind =
+    row.key.kind =
         sqlite3_column_int(raw, 1) == 0 ? fingerprint_kind::exact : fingerprint_kind::structural;
-    r.key.value = as_uint(sqlite3_column_int64(raw, 2));
-    if (!decode_fingerprint(text(3), r.stats)) {
+    row.key.value = as_uint(sqlite3_column_int64(raw, 2));
+    if (!decode_fingerprint(text(3), row.stats)) {
       throw std::runtime_error("a fingerprint row has a malformed data blob");
     }
-    if (chunk.size() == kLoadChunkRows) {
-      sink(chunk);
-      chunk.clear();
-      chunk.reserve(kLoadChunkRows);
-    }
+    sink(row);
   }
   if (rc != SQLITE_DONE) throw std::runtime_error(sqlite3_errmsg(db));
-  for (auto& r : over.rows) {
-    chunk.push_back(std::move(r));
-    if (chunk.size() == kLoadChunkRows) {
-      sink(chunk);
-      chunk.clear();
-      chunk.reserve(kLoadChunkRows);
-    }
-  }
+  for (auto& r : over.rows) sink(r);
   over.rows.clear();
-  if (!chunk.empty()) sink(chunk);
 }
 
 status sqlite_rows_store::load(std::int64_t generation, const fingerprint_sink& sink) {

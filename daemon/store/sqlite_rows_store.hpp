@@ -17,8 +17,6 @@ class sqlite_rows_store final : public rows_store {
   // Its own version: 7, the main file's schema that introduced it. Schema 8 changed only the
   // encoding of the blobs, which the main file's version guards (an older build refuses that).
   static constexpr int kSchemaVersion = 7;
-  // Rows per chunk given to a fingerprint_sink.
-  static constexpr std::size_t kLoadChunkRows = 4096;
 
   // The rows file of the main file `main_path` (":memory:" for an in-memory one).
   static std::string path_for(const std::string& main_path);

@@ -375,18 +375,18 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(test::read_bytes(path) == before);
   }
 
-  TEST_CASE("restore_from streams rows in chunks: restore equals the state digest") {
+  TEST_CASE("restore_from streams rows in batches: restore equals the state digest") {
     swarm_rules rules;
     rules.max_fingerprints_per_swarm = 100000;
     swarm_service svc(rules);
-    // More rows than one chunk, in two swarms, with a log record replayed after them.
+    // More rows than one batch, in two swarms, with a log record replayed after them.
     const auto distinct = [&](const std::string& swarm, std::uint64_t n, std::uint64_t first) {
       std::vector<protocol::event> batch;
       for (std::uint64_t i = 0; i < n; ++i) batch.push_back(wire_event(first + i, 10 + i, 1));
       REQUIRE(svc.ingest({swarm, "w0", "inc"}, batch).error.ok());
     };
-    distinct("s1", sqlite_checkpoint_store::kLoadChunkRows + 7, 1);
-    distinct("s2", sqlite_checkpoint_store::kLoadChunkRows / 2, 1);
+    distinct("s1", swarm_service::kRestoreBatchRows + 7, 1);
+    distinct("s2", swarm_service::kRestoreBatchRows / 2, 1);
     auto store = open_ok();
     REQUIRE(write_checkpoint(*store, svc.take_checkpoint(true)).ok());
     feed(svc, "s3", 3, 1, 5);
@@ -394,11 +394,11 @@ TEST_SUITE("sqlite_checkpoint_store") {
     swarm_service again(rules);
     const auto r = again.restore_from(*store);
     REQUIRE_MESSAGE(r.has_value(), r.error().message());
-    CHECK(r->fingerprints == 3 * sqlite_checkpoint_store::kLoadChunkRows + 14);
+    CHECK(r->fingerprints == 3 * swarm_service::kRestoreBatchRows + 14);
     CHECK(r->records == 1);
     CHECK(r->workers == 2);  // s3's workers are in the log
     CHECK(digest_of(again) == digest_of(svc));
-    CHECK(again.durable_seq({"s2", "w0", "inc"}) == sqlite_checkpoint_store::kLoadChunkRows / 2);
+    CHECK(again.durable_seq({"s2", "w0", "inc"}) == swarm_service::kRestoreBatchRows / 2);
     CHECK(again.durable_seq({"s3", "w0", "inc"}) == 3);
   }
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "state/compact_vector.hpp"
@@ -29,6 +30,19 @@ class call_window {
   using iterator = storage::iterator;
   using const_iterator = storage::const_iterator;
   using const_reverse_iterator = storage::const_reverse_iterator;
+
+  call_window() = default;
+  call_window(const call_window&) = default;
+  call_window& operator=(const call_window&) = default;
+  // A moved-from window is empty (its head too: a decoder reuses it).
+  call_window(call_window&& o) noexcept
+      : calls_(std::move(o.calls_)), head_(std::exchange(o.head_, 0)) {}
+  call_window& operator=(call_window&& o) noexcept {
+    calls_ = std::move(o.calls_);
+    head_ = std::exchange(o.head_, 0);
+    return *this;
+  }
+  ~call_window() = default;
 
   std::size_t size() const { return calls_.size() - head_; }
   bool empty() const { return size() == 0; }

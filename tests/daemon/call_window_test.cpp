@@ -45,6 +45,30 @@ TEST_SUITE("call window") {
     CHECK(a[3] == window_call{});
   }
 
+  TEST_CASE("a window moved from is empty and takes calls again") {
+    for (const bool assign : {false, true}) {
+      CAPTURE(assign);
+      call_window a;
+      for (int i = 0; i < 6; ++i) a.push_back({double(i), 1, true});
+      for (int i = 0; i < 2; ++i) a.pop_front();  // departed calls still in its storage
+      call_window b;
+      if (assign) {
+        b = std::move(a);
+      } else {
+        call_window moved(std::move(a));
+        b = moved;
+      }
+      CHECK(b.size() == 4);
+      CHECK(b.front().t == 2);
+      CHECK(a.empty());  // NOLINT(bugprone-use-after-move): what a decoder reuses
+      a.resize(2);       // as a decoder does
+      CHECK(a.size() == 2);
+      a.push_back({9, 2, false});
+      CHECK(a.size() == 3);
+      CHECK(a[2].t == 9);
+    }
+  }
+
   TEST_CASE("a window past its max_window_calls drops its oldest calls, and encodes as it is") {
     swarm_rules rules;
     rules.max_window_calls = 12;

@@ -387,6 +387,13 @@ TEST_SUITE("sqlite_checkpoint_store") {
     };
     distinct("s1", swarm_service::kRestoreBatchRows + 7, 1);
     distinct("s2", swarm_service::kRestoreBatchRows / 2, 1);
+    // Every 97th of s1's calls again, by another worker: full rows among the rows called once
+    // (the loader decodes every row into one reused row, and moves a full row's stats out).
+    std::vector<protocol::event> again_calls;
+    for (std::uint64_t fp = 10; fp < 10 + swarm_service::kRestoreBatchRows; fp += 97) {
+      again_calls.push_back(wire_event(again_calls.size() + 1, fp, 2));
+    }
+    REQUIRE(svc.ingest({"s1", "w1", "inc"}, again_calls).error.ok());
     auto store = open_ok();
     REQUIRE(write_checkpoint(*store, svc.take_checkpoint(true)).ok());
     feed(svc, "s3", 3, 1, 5);
@@ -396,7 +403,7 @@ TEST_SUITE("sqlite_checkpoint_store") {
     REQUIRE_MESSAGE(r.has_value(), r.error().message());
     CHECK(r->fingerprints == 3 * swarm_service::kRestoreBatchRows + 14);
     CHECK(r->records == 1);
-    CHECK(r->workers == 2);  // s3's workers are in the log
+    CHECK(r->workers == 3);  // s3's workers are in the log
     CHECK(digest_of(again) == digest_of(svc));
     CHECK(again.durable_seq({"s2", "w0", "inc"}) == swarm_service::kRestoreBatchRows / 2);
     CHECK(again.durable_seq({"s3", "w0", "inc"}) == 3);

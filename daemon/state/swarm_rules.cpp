@@ -104,9 +104,9 @@ status validate(const swarm_rules& r) {
     return field_error("swarm.max_window_calls", range(1, swarm_rules::kMaxWindowCallsLimit),
                        json(r.max_window_calls));
   }
-  const auto cap = r.max_window_calls;
-  if (r.threshold < 1 || r.threshold > cap) {
-    return field_error("swarm.threshold", range(1, cap), json(r.threshold));
+  const auto calls_cap = r.max_window_calls;
+  if (r.threshold < 1 || r.threshold > calls_cap) {
+    return field_error("swarm.threshold", range(1, calls_cap), json(r.threshold));
   }
   if (r.min_workers < 1 || r.min_workers > kMaxMinWorkers) {
     return field_error("swarm.min_workers", range(1, kMaxMinWorkers), json(r.min_workers));
@@ -114,14 +114,14 @@ status validate(const swarm_rules& r) {
   if (!(r.window_seconds > 0) || r.window_seconds > kMaxWindowSeconds) {
     return field_error("swarm.window_seconds", "a number in (0, 2592000]", json(r.window_seconds));
   }
-  if (r.absolute_cap < r.threshold || r.absolute_cap > cap) {
-    return field_error(
-        "swarm.absolute_cap",
-        "an integer in threshold (" + std::to_string(r.threshold) + ").." + std::to_string(cap),
-        json(r.absolute_cap));
+  if (r.absolute_cap < r.threshold || r.absolute_cap > calls_cap) {
+    return field_error("swarm.absolute_cap",
+                       "an integer in threshold (" + std::to_string(r.threshold) + ").." +
+                           std::to_string(calls_cap),
+                       json(r.absolute_cap));
   }
-  if (r.critical_at != 0 && (r.critical_at <= r.threshold || r.critical_at > cap)) {
-    return field_error("swarm.critical_at", "0 (never) or " + range(r.threshold + 1, cap),
+  if (r.critical_at != 0 && (r.critical_at <= r.threshold || r.critical_at > calls_cap)) {
+    return field_error("swarm.critical_at", "0 (never) or " + range(r.threshold + 1, calls_cap),
                        json(r.critical_at));
   }
   if (r.max_fingerprints_per_swarm < kMinFingerprints ||
@@ -144,17 +144,17 @@ status validate(const swarm_rules& r) {
 }
 
 void read_swarm_rules(json_fields::object x, swarm_rules& out) {
-  const std::uint64_t cap = swarm_rules::kMaxWindowCallsLimit;  // validate() checks against
-                                                                // max_window_calls
-  x.integer("threshold", out.threshold, 0, cap);
+  // validate() checks these against max_window_calls
+  const std::uint64_t calls_cap = swarm_rules::kMaxWindowCallsLimit;
+  x.integer("threshold", out.threshold, 0, calls_cap);
   x.integer("min_workers", out.min_workers, 1, kMaxMinWorkers);
   x.number("window_seconds", out.window_seconds, 0, kMaxWindowSeconds);
   x.boolean("progress_aware", out.progress_aware);
-  x.integer("absolute_cap", out.absolute_cap, 0, cap);
-  x.integer("critical_at", out.critical_at, 0, cap);
+  x.integer("absolute_cap", out.absolute_cap, 0, calls_cap);
+  x.integer("critical_at", out.critical_at, 0, calls_cap);
   x.integer("max_fingerprints_per_swarm", out.max_fingerprints_per_swarm, kMinFingerprints,
             kMaxFingerprints);
-  x.integer("max_window_calls", out.max_window_calls, 1, cap);
+  x.integer("max_window_calls", out.max_window_calls, 1, calls_cap);
   json_fields::object handoff = x.member("handoff");
   handoff.integer("warn_at", out.handoff.warn_at, 2, kMaxHandoffRounds);
   handoff.integer("critical_at", out.handoff.critical_at, 0, kMaxHandoffRounds);

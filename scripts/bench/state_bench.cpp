@@ -119,7 +119,7 @@ void BM_ScatteredBatch(benchmark::State& state) {
   };
   for (int i = 0; i < 1000000 / 64; ++i) send();
   for (auto _ : state) send();
-  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * kBatch));
+  state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(kBatch));
 }
 BENCHMARK(BM_ScatteredBatch)->Arg(0)->Arg(1);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # clang-tidy with the project's checks (.clang-tidy: no function over 60 lines) over every
 # source file of shared/, worker-sdk/, daemon/ and cli/ and of the tools under scripts/ that the
-# build compiles (benchmarks, load, chaos), or over the files given.
+# build compiles (benchmarks, load, chaos), or over the files given; then every source of a unity
+# build (the CLI's, the tests'), or the given ones, compiled alone (syntax only).
 # Needs a configured build directory (compile_commands.json); LOOPGUARD_BUILD_DIR, default build.
 set -euo pipefail
 given=()
@@ -30,25 +31,33 @@ import json, re, shlex, sys
 entries = json.load(open(sys.argv[1]))
 alone = []
 for unit in [e for e in entries if "/Unity/unity_" in e["file"]]:
-    args, skip = [], False
-    for a in shlex.split(unit["command"]):
-        if skip:
-            skip = False
-        elif a in ("-include", "-o", "-c"):
-            skip = True  # the precompiled header, the object, the unit
-        elif a != "-Winvalid-pch":
-            args.append(a)
+    # Without the object, the unit and the precompiled header (GCC: -include H; clang:
+    # -Xclang -include-pch -Xclang P -Xclang -include -Xclang H).
+    given, args, i = shlex.split(unit["command"]), [], 0
+    while i < len(given):
+        a = given[i]
+        if a in ("-o", "-c", "-include"):
+            i += 2
+        elif a == "-Xclang" and i + 1 < len(given) and given[i + 1] in ("-include", "-include-pch"):
+            i += 4
+        else:
+            if a != "-Winvalid-pch":
+                args.append(a)
+            i += 1
     for source in re.findall(r'#include "([^"]+)"', open(unit["file"]).read()):
         command = unit["command"].replace(unit["file"], source)
         entries.append(dict(unit, file=source, command=command))
-        alone.append((source, shlex.join(args + ["-w", "-fsyntax-only", source])))
+        check = shlex.join(args + ["-w", "-fsyntax-only", source])
+        alone.append((source, shlex.join(["cd", unit["directory"]]) + " && " + check))
 json.dump(entries, open(sys.argv[2], "w"), indent=1)
 with open(sys.argv[3], "w") as f:
     for source, command in alone:
         f.write(f"{source}\t{command}\n")
 PY
 if [[ ${#given[@]} -gt 0 ]]; then
-  files=("${given[@]}")
+  files=()
+  # Tests only compile alone (below): clang-tidy cannot read their GCC precompiled headers.
+  for f in "${given[@]}"; do [[ "$f" == "$PWD/tests/"* ]] || files+=("$f"); done
 else
   mapfile -t files < <(git ls-files 'shared/*.cpp' 'worker-sdk/*.cpp' 'daemon/*.cpp' 'cli/*.cpp')
   while IFS= read -r f; do
@@ -56,20 +65,23 @@ else
   done < <(git ls-files 'scripts/*.cpp')
 fi
 # Two at a time (this is a two-core machine); each file's findings print as they come.
-printf '%s\n' "${files[@]}" |
-  xargs -P "$(nproc 2>/dev/null || echo 2)" -n 4 "$tidy" -p "$db" --quiet 2>/dev/null
-echo "lint: ${#files[@]} files clean" >&2
+if [[ ${#files[@]} -gt 0 ]]; then
+  printf '%s\n' "${files[@]}" |
+    xargs -P "$(nproc 2>/dev/null || echo 2)" -n 4 "$tidy" -p "$db" --quiet 2>/dev/null
+  echo "lint: ${#files[@]} files clean" >&2
+fi
 
 # The unity sources alone: every one (tests included) on a full run, the given ones otherwise.
 alone=()
 while IFS=$'\t' read -r source command; do
-  if [[ ${#given[@]} -eq 0 || " ${given[*]} " == *" $source "* ]]; then alone+=("$command"); fi
+  if [[ ${#given[@]} -eq 0 || " ${given[*]} " == *" ""$source"" "* ]]; then
+    alone+=("$command")
+  fi
 done < "$db/units.txt"
 if [[ ${#alone[@]} -gt 0 ]]; then
   printf '%s\n' "${alone[@]}" > "$db/alone.txt"
-  if ! (cd "$build_dir" && xargs -P "$(nproc 2>/dev/null || echo 2)" -d '\n' -I{} sh -c '{}' \
-    < "$db/alone.txt"); then
-    echo "lint: a source of a unity build does not compile on its own (above); include what it uses" >&2
+  if ! xargs -P "$(nproc 2>/dev/null || echo 2)" -d '\n' -I{} sh -c '{}' <"$db/alone.txt"; then
+    echo "lint: a unity source does not compile on its own (above): include what it uses" >&2
     exit 1
   fi
   echo "lint: ${#alone[@]} unity sources compile on their own" >&2

@@ -115,12 +115,16 @@ result<stored_state> swarm_service::stream_fingerprints(checkpoint_store& store,
   batch_channel channel;
   // The store is used by the loader thread only until it is joined.
   std::thread loader([&] {
-    restore_batch batch;
-    stored = store.load_streaming([&](fingerprint_row& row) {
-      batch.add(row);
-      if (batch.size() == kRestoreBatchRows) channel.push(batch);
-    });
-    if (!batch.empty()) channel.push(batch);
+    try {
+      restore_batch batch;
+      stored = store.load_streaming([&](fingerprint_row& row) {
+        batch.add(row);
+        if (batch.size() == kRestoreBatchRows) channel.push(batch);
+      });
+      if (stored && !batch.empty()) channel.push(batch);  // a refused load's rest is not wanted
+    } catch (const std::exception& e) {  // out of memory outside the store's own guard
+      stored = status::error(std::string("restoring the fingerprint rows: ") + e.what());
+    }
     channel.close();
   });
   try {

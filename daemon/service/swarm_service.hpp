@@ -57,8 +57,8 @@ class swarm_service {
   explicit swarm_service(swarm_rules rules = {}, state_options options = {},
                          wall_clock clock = system_wall_clock);
 
-  // Replaces everything with what `store` holds: its rows, decoded into the state's forms on a
-  // second thread while this one inserts them, then every log record replayed in order. Call before
+  // Replaces everything with what `store` holds: its rows, read and decoded on a second thread
+  // while this one inserts them, then every log record replayed in order. Call before
   // any session exists. Stored strings that are not valid UTF-8 are repaired (utf8::repair).
   // An error (the store cannot be loaded, or its log cannot be replayed) leaves the state
   // empty: the store is refused. A restore never writes to the store.

@@ -9,9 +9,11 @@ namespace loopguard::daemon {
 
 void restore_batch::add(fingerprint_row& row) {
   if (runs_.empty() || runs_.back().given != row.swarm) {
-    runs_.push_back({row.swarm, row.swarm, 0});
-    repaired_ += utf8::repair_in_place(runs_.back().swarm);
+    // Ends where it begins until a row is in: an add() that throws leaves a valid batch.
+    runs_.push_back({row.swarm, row.swarm, items_.size(), 0});
+    runs_.back().repaired = utf8::repair_in_place(runs_.back().swarm);
   }
+  repaired_ += runs_.back().repaired;
   fingerprint_stats& f = row.stats;
   if (single_call_entry::fits(f)) {
     item& it = items_.emplace_back();

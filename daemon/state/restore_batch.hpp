@@ -26,22 +26,22 @@ class restore_batch {
   void add(fingerprint_row& row);
   std::size_t size() const { return items_.size(); }
   bool empty() const { return items_.empty(); }
-  // Strings repaired since the last clear(), by add() and by the restore of the batch (a
-  // swarm's name once per run of its rows).
+  // Replacements made in strings that were not valid UTF-8 since the last clear(), by add() and
+  // by the restore of the batch; a row's swarm name counts for every row, as its tool does.
   std::size_t repaired() const { return repaired_; }
   void clear();  // keeps the memory for the next batch
 
  private:
   friend class shared_economics_state;
-  static constexpr std::uint32_t kSmall = UINT32_MAX;
+  static constexpr std::uint32_t kNotFull = UINT32_MAX;
   // A row called once: single_call_entry's fields but its label, whose strings are in bytes_.
   struct item {
     fingerprint_key key;
     double last_seen = 0;
     std::uint64_t result = 0;
     std::uint32_t worker = 0;
-    std::uint32_t full = kSmall;  // its index in fulls_; kSmall: the fields here hold it
-    std::size_t label_at = 0;     // the tool's offset in bytes_, the summary right after it
+    std::uint32_t full = kNotFull;  // its index in fulls_; kNotFull: the fields here hold it
+    std::size_t label_at = 0;       // the tool's offset in bytes_, the summary right after it
     std::uint32_t tool_size = 0;
     std::uint32_t summary_size = 0;
     std::uint8_t counted = 0;
@@ -53,6 +53,7 @@ class restore_batch {
     std::string given;  // the name as stored
     std::string swarm;  // repaired
     std::size_t end = 0;
+    std::size_t repaired = 0;  // replacements in the name, counted again for each of its rows
   };
   // The small form of an item (its tool and summary checked, repaired if need be).
   single_call_entry entry(const item& it);

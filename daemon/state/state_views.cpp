@@ -453,10 +453,14 @@ void shared_economics_state::restore_full(swarm& s, const fingerprint_key& key,
     account(s, key, *f);
     return;
   }
+  // Given twice: the first row's counts, declaration and top slot are undone first.
   entry& f = *s.fingerprints.full(key).first;
+  const bool was_top = forget(s, key, f);
+  f.in_top = false;
   f.assign(std::move(stats));
   rebuild_tallies(f);
   account(s, key, f);
+  if (was_top) rebuild_top(s);
 }
 
 void shared_economics_state::restore_fingerprints(restore_batch& batch) {
@@ -480,7 +484,7 @@ void shared_economics_state::restore_fingerprints(restore_batch& batch) {
     for (std::size_t i = begin; i < run.end; ++i) {
       if (i + kAhead < run.end) s.fingerprints.prefetch(items[i + kAhead].key);
       const auto& it = items[i];
-      if (it.full == restore_batch::kSmall) {
+      if (it.full == restore_batch::kNotFull) {
         restore_small(s, it.key, batch.entry(it));
       } else {
         restore_full(s, it.key, std::move(batch.fulls_[it.full]));

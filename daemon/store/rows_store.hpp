@@ -16,9 +16,10 @@
 
 namespace loopguard::daemon {
 
-// Receives the loaded fingerprint rows one at a time, in key order, on the thread running the
-// load. The row is the store's, decoded into again for the next one (no allocation per row):
-// the sink may move from its stats, and leaves its swarm and key.
+// Receives the loaded fingerprint rows one at a time on the thread running the load: the stored
+// rows in key order, then the current generation's staged rows (load()). The row is the store's,
+// decoded into again for the next one (no allocation per row): the sink may move from its stats,
+// and leaves its swarm and key.
 using fingerprint_sink = std::function<void(fingerprint_row& row)>;
 
 // Contract: between begin() and commit() every step belongs to one transaction of the rows file

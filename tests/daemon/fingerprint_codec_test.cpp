@@ -156,7 +156,7 @@ TEST_SUITE("fingerprint codec") {
       const fingerprint_stats f = random_row(rng);
       encode_fingerprint(f, blob);
       fingerprint_stats back;
-      back.tool = "left over";  // decoding into a reused row (the loader's chunks)
+      back.tool = "left over";  // decoding into a reused row (the loader's)
       back.wasted = {1, 1};
       back.level_t = 9;
       REQUIRE(decode_fingerprint(blob, back));

@@ -119,9 +119,11 @@ TEST_SUITE("restore batch") {
     twice.stats.tool = "\xff\xff";
     fingerprint_row fine = once_row("good", 3, 7);
     shared_economics_state s;
-    // Replacements: the swarm's name once (one run), one in each of the small row's strings,
-    // two in the full row's tool.
-    CHECK(restore_in_batches(s, {once, twice, fine}, 100) == 5);
+    // Replacements: one in the swarm's name of each of the two rows, one in each of the small
+    // row's strings, two in the full row's tool; the same whatever the batches.
+    CHECK(restore_in_batches(s, {once, twice, fine}, 100) == 6);
+    shared_economics_state one_by_one;
+    CHECK(restore_in_batches(one_by_one, {once, twice, fine}, 1) == 6);
     const auto rows = rows_of(s);
     REQUIRE(rows.size() == 3);
     const std::string bad = std::string("bad") + kFffd;
@@ -140,14 +142,24 @@ TEST_SUITE("restore batch") {
     small_b.stats.tool = "other_tool";
     fingerprint_row full = twice_row("s", 9, 3);
     full.key = small_a.key;
+    fingerprint_row declared = full;
+    declared.stats.level = severity::warn;
+    declared.stats.level_t = 4;
+    declared.stats.level_calls = 2;
+    declared.stats.level_workers = 2;
     struct order {
       const char* name;
       std::vector<fingerprint_row> rows;
     };
     for (const auto& o :
          {order{"small, small", {small_a, small_b}}, order{"small, full", {small_a, full}},
-          order{"full, small", {full, small_b}}}) {
+          order{"full, small", {full, small_b}}, order{"declared, small", {declared, small_b}},
+          order{"small, declared", {small_a, declared}}}) {
       CAPTURE(o.name);
+      shared_economics_state later_only;
+      restore_in_batches(later_only, {o.rows.back()}, 1);
+      const auto want = later_only.summary("s");
+      REQUIRE(want.has_value());
       for (std::size_t per_batch : {1u, 10u}) {  // in one batch, and across two
         CAPTURE(per_batch);
         shared_economics_state s;
@@ -155,6 +167,13 @@ TEST_SUITE("restore batch") {
         const auto rows = rows_of(s);
         REQUIRE(rows.size() == 1);
         CHECK(rows[0].stats == o.rows.back().stats);
+        // The views count the later row only: nothing of the first stays.
+        const auto got = s.summary("s");
+        REQUIRE(got.has_value());
+        CHECK(got->calls == want->calls);
+        CHECK(got->verdicts == want->verdicts);
+        CHECK(got->fingerprints == 1);
+        CHECK(s.top_fingerprints("s", 5).size() == 1);
       }
     }
   }

@@ -409,6 +409,45 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(again.durable_seq({"s3", "w0", "inc"}) == 3);
   }
 
+  TEST_CASE("a malformed fingerprint row after whole batches refuses the restore, state empty") {
+    temp_dir dir;
+    const std::string path = dir.file("lg.db");
+    {
+      swarm_rules rules;
+      rules.max_fingerprints_per_swarm = 100000;
+      swarm_service svc(rules);
+      std::vector<protocol::event> batch;
+      for (std::uint64_t i = 0; i < 2 * swarm_service::kRestoreBatchRows; ++i) {
+        batch.push_back(wire_event(i + 1, 10 + i, 1));
+      }
+      REQUIRE(svc.ingest({"s1", "w0", "inc"}, batch).error.ok());
+      auto store = open_ok(path);
+      REQUIRE(write_checkpoint(*store, svc.take_checkpoint(true)).ok());
+      // Folded, as the next start would: the rows are stored ones, not the staged overlay.
+      const auto generation = store->generation();
+      REQUIRE(generation.has_value());
+      auto& rows = store->rows();
+      REQUIRE(rows.begin().ok());
+      REQUIRE(rows.fold_staged(*generation, 1 << 20).has_value());
+      REQUIRE(rows.commit().ok());
+    }
+    {
+      // The last row in key order: every batch before it has reached the restoring thread.
+      SQLite::Database rows(path + "-rows", SQLite::OPEN_READWRITE);
+      REQUIRE(rows.exec("UPDATE fingerprints SET data = x'c0' WHERE fp = (SELECT max(fp) FROM "
+                        "fingerprints)") == 1);
+    }
+    auto store = open_ok(path);
+    swarm_service again;
+    const auto r = again.restore_from(*store);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().message().find("a fingerprint row has a malformed data blob") !=
+          std::string::npos);
+    CHECK(again.read([](const shared_economics_state& x) { return x.counters().fingerprints; }) ==
+          0);
+    CHECK(again.sequences().empty());
+  }
+
   TEST_CASE("an in-memory database opens with the schema, without WAL") {
     auto store = open_ok(":memory:");
     swarm_service svc;

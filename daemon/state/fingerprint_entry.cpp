@@ -135,14 +135,20 @@ single_call_entry::single_call_entry(fingerprint_entry&& f)
       has_result(!f.results.empty()),
       in_window(!f.window.empty()) {}
 
-single_call_entry::single_call_entry(fingerprint_stats&& r)
-    : last_seen(r.last_seen),
-      result(r.results.empty() ? 0 : r.results[0]),
-      label(r.tool, r.summary),
-      worker(r.workers[0]),
-      counted(static_cast<std::uint8_t>(r.counted)),
-      has_result(!r.results.empty()),
-      in_window(!r.window.empty()) {}
+single_call_entry::single_call_entry(fingerprint_stats&& r) : single_call_entry(unlabelled(r)) {
+  label = fingerprint_label(r.tool, r.summary);
+}
+
+single_call_entry single_call_entry::unlabelled(const fingerprint_stats& r) {
+  single_call_entry e;
+  e.last_seen = r.last_seen;
+  e.result = r.results.empty() ? 0 : r.results[0];
+  e.worker = r.workers[0];
+  e.counted = static_cast<std::uint8_t>(r.counted);
+  e.has_result = !r.results.empty();
+  e.in_window = !r.window.empty();
+  return e;
+}
 
 fingerprint_stats single_call_entry::row() const {
   fingerprint_stats r;

@@ -123,6 +123,8 @@ struct single_call_entry {
   single_call_entry() = default;
   explicit single_call_entry(fingerprint_entry&& f);    // fits(f)
   explicit single_call_entry(fingerprint_stats&& row);  // fits(row)
+  // The same but for its label (a restore makes that on another thread: restore_batch).
+  static single_call_entry unlabelled(const fingerprint_stats& row);  // fits(row)
   // Whether the fingerprint is one this form holds exactly (its row() gives it back).
   static bool fits(const fingerprint_entry& f);
   static bool fits(const fingerprint_stats& row);

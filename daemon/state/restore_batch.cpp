@@ -18,12 +18,7 @@ void restore_batch::add(fingerprint_row& row) {
   if (single_call_entry::fits(f)) {
     item& it = items_.emplace_back();
     it.key = row.key;
-    it.last_seen = f.last_seen;
-    it.has_result = !f.results.empty();
-    it.result = it.has_result ? f.results[0] : 0;
-    it.worker = f.workers[0];
-    it.counted = static_cast<std::uint8_t>(f.counted);
-    it.in_window = !f.window.empty();
+    it.small = single_call_entry::unlabelled(f);
     it.label_at = bytes_.size();
     it.tool_size = static_cast<std::uint32_t>(f.tool.size());
     it.summary_size = static_cast<std::uint32_t>(f.summary.size());
@@ -38,7 +33,7 @@ void restore_batch::add(fingerprint_row& row) {
   runs_.back().end = items_.size();
 }
 
-single_call_entry restore_batch::entry(const item& it) {
+single_call_entry restore_batch::entry(item& it) {
   const std::string_view all(bytes_);
   std::string_view tool = all.substr(it.label_at, it.tool_size);
   std::string_view summary = all.substr(it.label_at + it.tool_size, it.summary_size);
@@ -53,15 +48,8 @@ single_call_entry restore_batch::entry(const item& it) {
     repaired_ += utf8::repair_in_place(fixed_summary);
     summary = fixed_summary;
   }
-  single_call_entry e;
-  e.last_seen = it.last_seen;
-  e.result = it.result;
-  e.label = fingerprint_label(tool, summary);
-  e.worker = it.worker;
-  e.counted = it.counted;
-  e.has_result = it.has_result;
-  e.in_window = it.in_window;
-  return e;
+  it.small.label = fingerprint_label(tool, summary);
+  return std::move(it.small);
 }
 
 void restore_batch::clear() {

@@ -34,19 +34,14 @@ class restore_batch {
  private:
   friend class shared_economics_state;
   static constexpr std::uint32_t kNotFull = UINT32_MAX;
-  // A row called once: single_call_entry's fields but its label, whose strings are in bytes_.
+  // A row called once: its entry without the label, whose strings are in bytes_.
   struct item {
     fingerprint_key key;
-    double last_seen = 0;
-    std::uint64_t result = 0;
-    std::uint32_t worker = 0;
-    std::uint32_t full = kNotFull;  // its index in fulls_; kNotFull: the fields here hold it
-    std::size_t label_at = 0;       // the tool's offset in bytes_, the summary right after it
+    single_call_entry small;   // unlabelled
+    std::size_t label_at = 0;  // the tool's offset in bytes_, the summary right after it
     std::uint32_t tool_size = 0;
     std::uint32_t summary_size = 0;
-    std::uint8_t counted = 0;
-    bool has_result = false;
-    bool in_window = false;
+    std::uint32_t full = kNotFull;  // its index in fulls_; kNotFull: `small` holds it
   };
   // Consecutive rows of one swarm: the items up to `end` (from the previous run's end).
   struct run {
@@ -55,8 +50,9 @@ class restore_batch {
     std::size_t end = 0;
     std::size_t repaired = 0;  // replacements in the name, counted again for each of its rows
   };
-  // The small form of an item (its tool and summary checked, repaired if need be).
-  single_call_entry entry(const item& it);
+  // The small form of an item, taken out of it (its tool and summary checked, repaired if need
+  // be, as its label).
+  single_call_entry entry(item& it);
 
   std::vector<item> items_;
   std::vector<fingerprint_stats> fulls_;

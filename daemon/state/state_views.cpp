@@ -483,7 +483,7 @@ void shared_economics_state::restore_fingerprints(restore_batch& batch) {
     }
     for (std::size_t i = begin; i < run.end; ++i) {
       if (i + kAhead < run.end) s.fingerprints.prefetch(items[i + kAhead].key);
-      const auto& it = items[i];
+      auto& it = items[i];
       if (it.full == restore_batch::kNotFull) {
         restore_small(s, it.key, batch.entry(it));
       } else {

@@ -45,21 +45,20 @@ fingerprint_row twice_row(const std::string& swarm, std::uint64_t fp, double t) 
   return r;
 }
 
+bool by_swarm_and_key(const fingerprint_row& a, const fingerprint_row& b) {
+  return std::tie(a.swarm, a.key) < std::tie(b.swarm, b.key);
+}
+
 // The state's rows, in (swarm, key) order.
 std::vector<fingerprint_row> rows_of(const shared_economics_state& s) {
   auto rows = s.snapshot().fingerprints;
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
-    return std::tie(a.swarm, a.key) < std::tie(b.swarm, b.key);
-  });
+  std::sort(rows.begin(), rows.end(), by_swarm_and_key);
   return rows;
 }
 
-void check_same(std::vector<fingerprint_row> got, std::vector<fingerprint_row> want) {
-  const auto order = [](const auto& a, const auto& b) {
-    return std::tie(a.swarm, a.key) < std::tie(b.swarm, b.key);
-  };
-  std::sort(got.begin(), got.end(), order);
-  std::sort(want.begin(), want.end(), order);
+// `got` from rows_of(), `want` in any order.
+void check_same(const std::vector<fingerprint_row>& got, std::vector<fingerprint_row> want) {
+  std::sort(want.begin(), want.end(), by_swarm_and_key);
   REQUIRE(got.size() == want.size());
   for (std::size_t i = 0; i < got.size(); ++i) {
     CAPTURE(i);

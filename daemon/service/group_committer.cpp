@@ -174,7 +174,7 @@ void group_committer::post_job(outcome& o) {
   }
   // What the job points to (the batch, the parts, the cleared swarms) stays unchanged until its
   // result is taken.
-  worker_.post([this, step] {
+  worker_.post([this, step, retired = std::move(retired_)] {
     const auto r = write_rows_step(store_.rows(), step);
     return r ? rows_job_result{{}, *r} : rows_job_result{r.error(), 0};
   });
@@ -193,6 +193,7 @@ void group_committer::advance(const compaction_step& step, const commit_outcome&
           flip_rows_.swarms.size() + flip_rows_.workers.size() + flip_rows_.cleared_swarms.size();
       o.compacted = true;
       o.compaction_commits = commits_;
+      retired_ = std::make_shared<std::vector<state_changes>>(std::move(parts_));
       reset_job();
       current_ = generation_;
       phase_ = phase::fold;

@@ -125,6 +125,9 @@ class group_committer {
   std::size_t failed_jobs_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
   std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)
+  // A flipped change set, freed by the worker's thread with the job posted next: a million
+  // rows take ~40 ms to free, which the acks of the flip's commit would otherwise wait for.
+  std::shared_ptr<std::vector<state_changes>> retired_;
   state_changes flip_rows_;           // every part's completions, the swarm and worker rows
   staging_order order_;               // the parts merged in key order (stage)
   staging_batch batch_;               // the rows of the stage job being written

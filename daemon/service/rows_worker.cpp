@@ -54,6 +54,7 @@ void thread_rows_worker::run() {
     running_ = true;
     lock.unlock();
     rows_job_result r = j();
+    j = nullptr;  // what the job owns (a flipped change set) is freed here, not under the lock
     lock.lock();
     running_ = false;
     result_ = std::move(r);

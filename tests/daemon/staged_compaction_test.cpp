@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -519,6 +520,36 @@ TEST_SUITE("staged_compaction") {
       worker.post([] { return rows_job_result{{}, 1}; });
     }
     CHECK(done == 3);
+  }
+
+  TEST_CASE("thread_rows_worker: what a job owns is freed on its thread, outside its lock") {
+    // A flipped change set rides with the next job so that the checkpointer does not spend
+    // ~40 ms freeing it (group_committer::retired_). Freed under the worker's lock, it would
+    // block busy() and take_result() for as long: here its destructor calls busy(), which
+    // would deadlock.
+    struct owned {
+      thread_rows_worker* worker = nullptr;
+      std::thread::id* freed_on = nullptr;
+      bool* busy_then = nullptr;
+      ~owned() {
+        if (worker == nullptr) return;
+        *freed_on = std::this_thread::get_id();
+        *busy_then = worker->busy();
+      }
+    };
+    std::thread::id freed_on;
+    bool busy_then = false;
+    thread_rows_worker worker({});
+    auto held = std::make_shared<owned>();
+    held->freed_on = &freed_on;
+    held->busy_then = &busy_then;
+    held->worker = &worker;
+    worker.post([held = std::move(held)] { return rows_job_result{{}, 0}; });
+    worker.wait();
+    REQUIRE(worker.take_result().has_value());
+    CHECK(freed_on != std::thread::id{});
+    CHECK(freed_on != std::this_thread::get_id());
+    CHECK(busy_then);  // freed while the job still counted as running
   }
 
   TEST_CASE("a compaction through the threaded worker restores exactly after every commit") {

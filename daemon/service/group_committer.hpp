@@ -128,9 +128,9 @@ class group_committer {
   // A flipped change set, freed by the worker's thread with the job posted next: a million
   // rows take ~40 ms to free, which the acks of the flip's commit would otherwise wait for.
   std::shared_ptr<std::vector<state_changes>> retired_;
-  state_changes flip_rows_;           // every part's completions, the swarm and worker rows
-  staging_order order_;               // the parts merged in key order (stage)
-  staging_batch batch_;               // the rows of the stage job being written
+  state_changes flip_rows_;  // every part's completions, the swarm and worker rows
+  staging_order order_;      // the parts merged in key order (stage)
+  staging_batch batch_;      // the rows of the stage job being written
   std::size_t rows_taken_ = 0;
   bool parts_done_ = false;      // (take) every part is taken: the rest is taken whole next
   std::size_t take_budget_ = 0;  // rows the parts may take (the fingerprints held at the start)

@@ -63,8 +63,9 @@ status check_version(const std::string& path, int app, int version, int tables, 
 // `max_bytes` (above that the load reads and decodes every page anyway).
 bool quick_check_due(const std::string& path, bool wanted, int tables, std::uintmax_t max_bytes);
 
-// WAL, synchronous=FULL, exclusive locking, the page cache and the WAL's checkpoint interval;
-// refuses a database that cannot take them. An in-memory database keeps its "memory" journal.
+// WAL, synchronous=FULL, exclusive locking, secure_delete=FAST, the page cache and the WAL's
+// checkpoint interval; refuses a database that cannot take them. An in-memory database keeps its
+// "memory" journal.
 status configure(SQLite::Database& db, const std::string& path, int cache_kib,
                  int wal_autocheckpoint_pages);
 

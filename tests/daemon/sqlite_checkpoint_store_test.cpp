@@ -7,6 +7,7 @@
 #include "fault_injecting_store.hpp"
 #include "service/swarm_service.hpp"
 #include "store/sqlite_checkpoint_store.hpp"
+#include "store/sqlite_file.hpp"
 #include "store_util.hpp"
 #include "test_util.hpp"
 
@@ -181,6 +182,19 @@ TEST_SUITE("sqlite_checkpoint_store") {
     CHECK(db.execAndGet("PRAGMA application_id").getInt() ==
           sqlite_checkpoint_store::kApplicationId);
     CHECK(db.execAndGet("PRAGMA journal_mode").getString() == "wal");
+  }
+
+  TEST_CASE("sqlite_file::configure: the connection settings of docs/storage.md") {
+    temp_dir dir;
+    const auto path = dir.file("settings.db");
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+    REQUIRE(sqlite_file::configure(db, path, 2048, 256).ok());
+    CHECK(db.execAndGet("PRAGMA journal_mode").getString() == "wal");
+    CHECK(db.execAndGet("PRAGMA locking_mode").getString() == "exclusive");
+    CHECK(db.execAndGet("PRAGMA synchronous").getInt() == 2);    // FULL
+    CHECK(db.execAndGet("PRAGMA secure_delete").getInt() == 2);  // FAST (Debian's default: 1)
+    CHECK(db.execAndGet("PRAGMA cache_size").getInt() == -2048);
+    CHECK(db.execAndGet("PRAGMA wal_autocheckpoint").getInt() == 256);
   }
 
   TEST_CASE("the log: each checkpoint is one record, restore replays completes and evictions") {

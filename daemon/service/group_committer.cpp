@@ -173,7 +173,7 @@ void group_committer::post_job(outcome& o) {
     return;
   }
   // What the job points to (the batch, the parts, the cleared swarms) stays unchanged until its
-  // result is taken.
+  // result is taken. It owns a flipped change set, if one waits: the worker frees it.
   worker_.post([this, step, retired = std::move(retired_)] {
     const auto r = write_rows_step(store_.rows(), step);
     return r ? rows_job_result{{}, *r} : rows_job_result{r.error(), 0};

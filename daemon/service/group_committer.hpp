@@ -84,6 +84,8 @@ class group_committer {
 
   // A compaction (or the fold after one) is in progress.
   bool compacting() const { return phase_ != phase::idle; }
+  // Parts of a flipped change set held for the next job to free (0: none; see retired_).
+  std::size_t retired_parts() const { return retired_ ? retired_->size() : 0; }
   // The next commit has a compaction step of the main file to write (the caller should commit
   // again at once rather than wait for work).
   bool main_step_pending() const;
@@ -125,8 +127,10 @@ class group_committer {
   std::size_t failed_jobs_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
   std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)
-  // A flipped change set, freed by the worker's thread with the job posted next: a million
-  // rows take ~40 ms to free, which the acks of the flip's commit would otherwise wait for.
+  // A flipped change set, freed with the job posted next (the first fold job), on the thread
+  // rows worker's thread: a million rows take ~40 ms to free, which the acks of the flip's
+  // commit would otherwise wait for. (The inline worker frees it as it runs the job; a final commit
+  // right after the flip leaves it to the destructor.)
   std::shared_ptr<std::vector<state_changes>> retired_;
   state_changes flip_rows_;  // every part's completions, the swarm and worker rows
   staging_order order_;      // the parts merged in key order (stage)

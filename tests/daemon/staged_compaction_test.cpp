@@ -7,12 +7,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 #include <tuple>
+#include <utility>
 
 #include "fault_injecting_store.hpp"
 #include "service/group_committer.hpp"
@@ -525,31 +528,40 @@ TEST_SUITE("staged_compaction") {
   TEST_CASE("thread_rows_worker: what a job owns is freed on its thread, outside its lock") {
     // A flipped change set rides with the next job so that the checkpointer does not spend
     // ~40 ms freeing it (group_committer::retired_). Freed under the worker's lock, it would
-    // block busy() and take_result() for as long: here its destructor calls busy(), which
-    // would deadlock.
+    // block busy() and take_result() for as long. The destructor asks them from another thread
+    // and waits a bounded time, so that a regression fails instead of hanging.
+    struct seen_at_free {
+      std::thread::id thread;
+      std::future<std::pair<bool, bool>> asked;  // busy(), a result already there
+      bool answered = false;                     // within the bound, during the free
+    };
     struct owned {
       thread_rows_worker* worker = nullptr;
-      std::thread::id* freed_on = nullptr;
-      bool* busy_then = nullptr;
+      seen_at_free* seen = nullptr;
       ~owned() {
         if (worker == nullptr) return;
-        *freed_on = std::this_thread::get_id();
-        *busy_then = worker->busy();
+        seen->thread = std::this_thread::get_id();
+        seen->asked = std::async(std::launch::async, [w = worker] {
+          return std::pair{w->busy(), w->take_result().has_value()};
+        });
+        seen->answered = seen->asked.wait_for(std::chrono::seconds(5)) == std::future_status::ready;
       }
     };
-    std::thread::id freed_on;
-    bool busy_then = false;
+    seen_at_free seen;
     thread_rows_worker worker({});
     auto held = std::make_shared<owned>();
-    held->freed_on = &freed_on;
-    held->busy_then = &busy_then;
     held->worker = &worker;
+    held->seen = &seen;
     worker.post([held = std::move(held)] { return rows_job_result{{}, 0}; });
     worker.wait();
+    CHECK(seen.thread != std::thread::id{});
+    CHECK(seen.thread != std::this_thread::get_id());
+    REQUIRE(seen.asked.valid());
+    REQUIRE(seen.answered);  // while the job was being freed: the lock was free then
+    const auto [busy, had_result] = seen.asked.get();
+    CHECK(busy);              // the job still counted as running
+    CHECK_FALSE(had_result);  // its result not yet published
     REQUIRE(worker.take_result().has_value());
-    CHECK(freed_on != std::thread::id{});
-    CHECK(freed_on != std::this_thread::get_id());
-    CHECK(busy_then);  // freed while the job still counted as running
   }
 
   TEST_CASE("a compaction through the threaded worker restores exactly after every commit") {
@@ -560,6 +572,7 @@ TEST_SUITE("staged_compaction") {
     thread_rows_worker worker([&] { ++jobs; });
     group_committer gc(svc, *store, 1, 3, 4, 3, &worker);
     int flips = 0;
+    bool flipped = false;  // the last commit was a flip
     const auto check = [&] {
       worker.wait();  // the restore reads the rows file on this thread
       CHECK(load(*store, rules).digest == digest_of(svc));
@@ -570,14 +583,25 @@ TEST_SUITE("staged_compaction") {
       const auto o = gc.commit_once(false);
       REQUIRE_MESSAGE(o.result.ok(), o.result.message());
       REQUIRE(o.compaction_error.ok());
-      if (o.compacted) ++flips;
+      // The flip keeps its change set for the next job, whose capture frees it on the worker.
+      if (flipped) CHECK(gc.retired_parts() == 0);
+      flipped = o.compacted;
+      if (o.compacted) {
+        ++flips;
+        CHECK(gc.retired_parts() > 0);
+      }
       check();
     }
     for (int i = 0; i < 4000 && gc.compacting(); ++i) {
       worker.wait();
       const auto o = gc.commit_once(false);
       REQUIRE(o.result.ok());
-      if (o.compacted) ++flips;
+      if (flipped) CHECK(gc.retired_parts() == 0);
+      flipped = o.compacted;
+      if (o.compacted) {
+        ++flips;
+        CHECK(gc.retired_parts() > 0);
+      }
     }
     CHECK_FALSE(gc.compacting());
     CHECK(flips >= 2);

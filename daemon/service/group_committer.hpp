@@ -127,9 +127,9 @@ class group_committer {
   std::size_t failed_jobs_ = 0;
   std::chrono::steady_clock::time_point retry_at_{};
   std::vector<state_changes> parts_;  // the change set, in the order taken (take, stage)
-  // A flipped change set, freed with the job posted next (the first fold job), on the thread
-  // rows worker's thread: a million rows take ~40 ms to free, which the acks of the flip's
-  // commit would otherwise wait for. (The inline worker frees it as it runs the job; a final commit
+  // A flipped change set, freed with the job posted next (the first fold job) on the rows
+  // worker's thread: a million rows take ~40 ms to free, which the acks of the flip's commit
+  // would otherwise wait for. (The inline worker frees it as it runs the job; a final commit
   // right after the flip leaves it to the destructor.)
   std::shared_ptr<std::vector<state_changes>> retired_;
   state_changes flip_rows_;  // every part's completions, the swarm and worker rows

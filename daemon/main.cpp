@@ -123,14 +123,12 @@ void add_flags(CLI::App& app, flags& f) {
 
 // The configuration: defaults, then the file, then LOOPGUARD_* variables, then the flags.
 result<daemon_config> config_of(const flags& f) {
-  daemon_config c;
   std::string file = f.config_file;
   if (const char* env = std::getenv("LOOPGUARD_CONFIG"); file.empty() && env && *env) file = env;
-  if (!file.empty()) {
-    auto loaded = load_config(file);
-    if (!loaded) return loaded.error();
-    c = std::move(*loaded);
-  }
+  result<daemon_config> loaded =
+      file.empty() ? result<daemon_config>(daemon_config{}) : load_config(file);
+  if (!loaded) return loaded;
+  daemon_config& c = *loaded;
   if (auto s = apply_env(c, [](const char* n) -> const char* { return std::getenv(n); }); !s.ok())
     return s;
   if (f.listen) {
@@ -171,7 +169,7 @@ result<daemon_config> config_of(const flags& f) {
     if (!features) return features.error();
     c.protocol_features = std::move(*features);
   }
-  return c;
+  return loaded;
 }
 
 // The cluster of cluster_file and cluster_self (both or neither).

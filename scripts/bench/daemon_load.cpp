@@ -4,6 +4,10 @@
 // verdict phase, the time from the threshold-crossing call to the verdict at every worker.
 // With --poll-ms, a second thread meanwhile GETs --poll-target every that many ms (a page
 // polling the swarm view) and reports how long each answer took.
+// With --redis, the same connections, pacing and batches go to a redis-server instead, each
+// event as HINCRBY fp:<key> calls 1 and SADD workers:<key> w<connection> (the per-event work
+// of the Redis peer in scripts/bench/daemon); a batch is acknowledged by its last reply, which
+// redis-server sends after its fsync under `appendfsync always`.
 // One line of JSON on stdout. Not a test.
 #include <CLI/CLI.hpp>
 #include <boost/asio/connect.hpp>
@@ -15,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -53,7 +58,14 @@ struct options {
   int poll_ms = 0;  // 0: no polling
   double rate = 0;  // events/s over all connections, paced; 0: as fast as in_flight allows
   std::string poll_target = "/api/swarms/bench";
+  bool redis = false;  // speak RESP to a redis-server on `port` (no verdict phase)
 };
+
+// The time between two batches of one paced connection.
+std::chrono::duration<double> batch_gap(const options& o) {
+  if (o.rate <= 0) return std::chrono::duration<double>(0);
+  return std::chrono::duration<double>(static_cast<double>(o.batch) * o.connections / o.rate);
+}
 
 class worker : public std::enable_shared_from_this<worker> {
  public:
@@ -117,11 +129,7 @@ class worker : public std::enable_shared_from_this<worker> {
     return e;
   }
 
-  // The time between two batches of one paced connection.
-  std::chrono::duration<double> batch_gap() const {
-    if (o_.rate <= 0) return std::chrono::duration<double>(0);
-    return std::chrono::duration<double>(static_cast<double>(o_.batch) * o_.connections / o_.rate);
-  }
+  std::chrono::duration<double> batch_gap() const { return ::batch_gap(o_); }
 
   void pump() {
     const bool paced = o_.rate > 0;
@@ -209,6 +217,140 @@ class worker : public std::enable_shared_from_this<worker> {
   bool writing_ = false;
   std::uint64_t seq_ = 0, sent_ = 0, quota_ = 0, key_offset_ = 0;
   std::deque<std::pair<std::uint64_t, clock_type::time_point>> pending_;  // last seq, send time
+  std::vector<double> latencies_;
+};
+
+// A connection to redis-server sending the same batches as `worker`: each event is one
+// HINCRBY and one SADD, written pipelined; a batch is done when its last reply arrives.
+class redis_worker : public std::enable_shared_from_this<redis_worker> {
+ public:
+  redis_worker(net::io_context& ioc, const options& o, int index)
+      : socket_(ioc),
+        timer_(ioc),
+        o_(o),
+        index_(index),
+        rng_(o.seed + static_cast<std::uint64_t>(index)) {}
+
+  void connect() {
+    socket_.connect({net::ip::make_address("127.0.0.1"), o_.port});
+    socket_.set_option(net::ip::tcp::no_delay(true));
+  }
+  void start(std::uint64_t quota, std::uint64_t key_offset) {
+    quota_ = quota;
+    key_offset_ = key_offset;
+    next_due_ = clock_type::now() + std::chrono::duration_cast<clock_type::duration>(
+                                        batch_gap(o_) * index_ / std::max(1, o_.connections));
+    do_read();
+    pump();
+  }
+  bool done() const { return (pending_.empty() && sent_ == quota_) || failed_; }
+  std::vector<double>& latencies() { return latencies_; }
+  std::uint64_t errors() const { return errors_; }
+  bool failed() const { return failed_; }
+
+ private:
+  static void command(std::string& out, std::initializer_list<std::string_view> args) {
+    out += '*' + std::to_string(args.size()) + "\r\n";
+    for (const auto a : args) {
+      out += '$' + std::to_string(a.size()) + "\r\n";
+      out += a;
+      out += "\r\n";
+    }
+  }
+
+  void pump() {
+    const bool paced = o_.rate > 0;
+    while (sent_ < quota_ && pending_.size() < o_.in_flight &&
+           (!paced || clock_type::now() >= next_due_)) {
+      send_batch(paced ? next_due_ : clock_type::now());
+      if (paced) next_due_ += std::chrono::duration_cast<clock_type::duration>(batch_gap(o_));
+    }
+    if (paced && sent_ < quota_ && !timer_armed_) {
+      timer_armed_ = true;
+      timer_.expires_at(next_due_);
+      timer_.async_wait([self = shared_from_this()](beast::error_code) {
+        self->timer_armed_ = false;
+        self->pump();
+      });
+    }
+  }
+
+  void send_batch(clock_type::time_point due) {
+    std::string out;
+    const std::uint64_t n = std::min<std::uint64_t>(o_.batch, quota_ - sent_);
+    const std::string worker = "w" + std::to_string(index_);
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::uint64_t k = o_.keys ? rng_() % o_.keys : key_offset_ + sent_ + i;
+      const std::string key = std::to_string(k);
+      command(out, {"HINCRBY", "fp:" + key, "calls", "1"});
+      command(out, {"SADD", "workers:" + key, worker});
+    }
+    sent_ += n;
+    pending_.push_back({2 * n, due});
+    out_.push_back(std::move(out));
+    if (!writing_) do_write();
+  }
+  void do_write() {
+    if (out_.empty()) return;
+    writing_ = true;
+    net::async_write(socket_, net::buffer(out_.front()),
+                     [self = shared_from_this()](beast::error_code ec, std::size_t) {
+                       self->writing_ = false;
+                       self->out_.pop_front();
+                       if (ec) return self->fail("write", ec);
+                       self->do_write();
+                     });
+  }
+  void do_read() {
+    socket_.async_read_some(net::buffer(in_),
+                            [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+                              if (ec) return self->fail("read", ec);
+                              self->on_bytes(std::string_view(self->in_.data(), n));
+                              self->do_read();
+                            });
+  }
+  // Every reply to HINCRBY and SADD is one line (":N" or "-ERR ..."), so a reply ends at each
+  // "\r\n"; a line may arrive split over two reads.
+  void on_bytes(std::string_view bytes) {
+    const auto now = clock_type::now();
+    for (const char c : bytes) {
+      line_ += c;
+      if (c != '\n') continue;
+      if (line_.empty() || line_[0] != ':') {
+        if (++errors_ <= 3) std::fprintf(stderr, "redis %d: %s", index_, line_.c_str());
+      }
+      line_.clear();
+      if (pending_.empty()) continue;
+      if (--pending_.front().replies == 0) {
+        latencies_.push_back(std::chrono::duration<double>(now - pending_.front().due).count());
+        pending_.pop_front();
+      }
+    }
+    pump();
+  }
+  void fail(const char* what, beast::error_code ec) {
+    if (failed_) return;
+    failed_ = true;
+    std::fprintf(stderr, "redis %d: %s: %s\n", index_, what, ec.message().c_str());
+  }
+
+  struct batch {
+    std::uint64_t replies;  // still to come
+    clock_type::time_point due;
+  };
+  net::ip::tcp::socket socket_;
+  net::steady_timer timer_;
+  bool timer_armed_ = false;
+  clock_type::time_point next_due_;
+  const options& o_;
+  int index_;
+  std::mt19937_64 rng_;
+  std::array<char, 65536> in_{};
+  std::string line_;
+  std::deque<std::string> out_;
+  bool writing_ = false, failed_ = false;
+  std::uint64_t sent_ = 0, quota_ = 0, key_offset_ = 0, errors_ = 0;
+  std::deque<batch> pending_;
   std::vector<double> latencies_;
 };
 
@@ -318,6 +460,9 @@ std::optional<int> parse(int argc, char** argv, options& o) {
   app.add_option("--rate", o.rate,
                  "events/s over all connections, each sending a batch when it is due (latency "
                  "counted from then); 0: as fast as --in-flight allows");
+  app.add_flag("--redis", o.redis,
+               "send to a redis-server on --port: each event HINCRBY + SADD, a batch acknowledged "
+               "by its last reply (no verdict phase)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -328,6 +473,10 @@ std::optional<int> parse(int argc, char** argv, options& o) {
                  o.swarms);
     return 2;
   }
+  if (o.redis && o.poll_ms > 0) {
+    std::fprintf(stderr, "--redis: no --poll-ms (it polls loopguardd's HTTP API)\n");
+    return 2;
+  }
   if (o.swarms > o.connections) {
     std::fprintf(stderr, "--swarms %d: at most --connections (%d)\n", o.swarms, o.connections);
     return 2;
@@ -335,12 +484,40 @@ std::optional<int> parse(int argc, char** argv, options& o) {
   return std::nullopt;
 }
 
-}  // namespace
+// The --redis run: the same pacing and batches against redis-server.
+int run_redis(const options& o) {
+  net::io_context ioc(1);
+  std::vector<std::shared_ptr<redis_worker>> ws;
+  for (int i = 0; i < o.connections; ++i) {
+    ws.push_back(std::make_shared<redis_worker>(ioc, o, i));
+    ws.back()->connect();
+  }
+  const std::uint64_t per = o.events / static_cast<std::uint64_t>(o.connections);
+  const auto t0 = clock_type::now();
+  for (std::size_t i = 0; i < ws.size(); ++i) ws[i]->start(per, per * i);
+  while (!std::all_of(ws.begin(), ws.end(), [](auto& w) { return w->done(); })) ioc.run_one();
+  const double seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+  std::vector<double> lat;
+  std::uint64_t errors = 0;
+  bool failed = false;
+  for (auto& w : ws) {
+    lat.insert(lat.end(), w->latencies().begin(), w->latencies().end());
+    errors += w->errors();
+    failed = failed || w->failed();
+  }
+  const nlohmann::json out{{"events", per * ws.size()},
+                           {"seconds", seconds},
+                           {"events_per_second", static_cast<double>(per * ws.size()) / seconds},
+                           {"ack_p50_ms", percentile(lat, 0.5) * 1e3},
+                           {"ack_p99_ms", percentile(lat, 0.99) * 1e3},
+                           {"ack_max_ms", percentile(lat, 1.0) * 1e3},
+                           {"errors", errors}};
+  std::printf("%s\n", out.dump().c_str());
+  return failed || errors > 0 ? 1 : 0;
+}
 
-int main(int argc, char** argv) {
-  options o;
-  if (const auto status = parse(argc, argv, o)) return *status;
-
+// The loopguardd run: throughput and ack latency, then the verdict phase.
+int run_daemon(const options& o) {
   net::io_context ioc(1);
   std::vector<std::shared_ptr<worker>> ws;
   for (int i = 0; i < o.connections; ++i) {
@@ -378,4 +555,17 @@ int main(int argc, char** argv) {
                      {"poll_max_ms", percentile(polls.seconds, 1.0) * 1e3}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  options o;
+  if (const auto status = parse(argc, argv, o)) return *status;
+  try {
+    return o.redis ? run_redis(o) : run_daemon(o);
+  } catch (const std::exception& e) {  // e.g. nothing listens on --port
+    std::fprintf(stderr, "loopguard_daemon_load: %s\n", e.what());
+    return 1;
+  }
 }

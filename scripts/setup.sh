@@ -17,6 +17,7 @@ packages=(build-essential cmake pkg-config libboost1.81-dev nlohmann-json3-dev l
   chromium chromium-driver      # the dashboard's browser test (tests/e2e/dashboard_browser.py)
   prometheus                    # promtool check metrics (tests/e2e)
   haproxy                       # the cluster test (tests/e2e/cluster_test.cpp, scripts/cluster.sh)
+  redis-server redis-tools      # scripts/bench/daemon's peer, and its smoke runs (label bench)
   systemd dpkg-dev)             # systemd-analyze verify, dpkg-deb (packaging tests)
 
 missing=()

@@ -314,17 +314,19 @@ class redis_worker : public paced_sender {
                               self->do_read();
                             });
   }
-  // Every reply to HINCRBY and SADD is one line (":N" or "-ERR ..."), so a reply ends at each
-  // "\r\n"; a line may arrive split over two reads.
+  // Every reply to HINCRBY and SADD is one line, ":N" or an error ("-ERR ..."), so a reply ends
+  // at each "\n"; a line may arrive split over two reads. Only an error's text is kept.
   void on_bytes(std::string_view bytes) {
     const auto now = clock_type::now();
     for (const char c : bytes) {
-      line_ += c;
-      if (c != '\n') continue;
-      if (line_.empty() || line_[0] != ':') {
-        if (++errors_ <= 3) std::fprintf(stderr, "redis %d: %s", index_, line_.c_str());
+      if (line_start_) error_line_ = c != ':';
+      line_start_ = c == '\n';
+      if (error_line_ && errors_ < 3) error_text_ += c;
+      if (!line_start_) continue;
+      if (error_line_ && ++errors_ <= 3) {
+        std::fprintf(stderr, "redis %d: %s", index_, error_text_.c_str());
+        error_text_.clear();
       }
-      line_.clear();
       if (pending_.empty()) continue;
       if (--pending_.front().replies == 0) {
         latencies_.push_back(std::chrono::duration<double>(now - pending_.front().due).count());
@@ -345,7 +347,8 @@ class redis_worker : public paced_sender {
   };
   net::ip::tcp::socket socket_;
   std::array<char, 65536> in_{};
-  std::string line_;
+  bool line_start_ = true, error_line_ = false;
+  std::string error_text_;  // of the error line being read (the first three are printed)
   std::deque<std::string> out_;
   bool writing_ = false, failed_ = false;
   std::uint64_t errors_ = 0;

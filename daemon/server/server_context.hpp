@@ -21,6 +21,7 @@
 #include "cluster/cluster_ring.hpp"
 #include "loopguard/protocol.hpp"
 #include "server/access_control.hpp"
+#include "server/durable_waiters.hpp"
 #include "service/daemon_metrics.hpp"
 #include "service/local_detections.hpp"
 #include "service/swarm_service.hpp"
@@ -84,6 +85,8 @@ struct server_context {
   swarm_service& service;
   daemon_metrics& metrics;
   session_registry registry;
+  // The sessions with batches (or gaps) awaiting a group commit: on_durable() tells only them.
+  durable_waiters<std::weak_ptr<websocket_session>> ack_waiters;
   local_detections detections;  // what workers reported (feature detections)
   worker_modes modes;           // the workers that observe (feature observe)
   server_limits limits;
@@ -118,7 +121,8 @@ struct server_context {
   std::size_t broadcast(std::string_view swarm, const std::shared_ptr<const std::string>& frame,
                         const websocket_session* except = nullptr,
                         const std::vector<std::string>& only = {});
-  // Tells every session that checkpoint `epoch` is durable (from the checkpointer thread).
+  // Checkpoint `epoch` is durable (from the checkpointer thread): tells the sessions that wait
+  // for it or an earlier one, and no other.
   void on_durable(std::uint64_t epoch);
   // Closes every session, workers' and dashboards', with 1001 going away (shutdown).
   void close_all();

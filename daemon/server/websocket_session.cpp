@@ -301,6 +301,7 @@ void websocket_session::on_events(protocol::events& m) {
   ctx_->metrics.events_duplicate += r.duplicates;
   if (r.applied + r.duplicates > 0) {
     unacked_.push_back({r.epoch, r.last_seq, std::chrono::steady_clock::now()});
+    await_durable();  // before the nudge: the commit it causes finds this session waiting
     if (ctx_->nudge_checkpoint) ctx_->nudge_checkpoint();  // group commit: the ack waits on it
   }
   // The sender's own copy is queued here, on its strand, before anything else can be: the
@@ -341,6 +342,7 @@ void websocket_session::on_gap(const protocol::gap& m) {
   ++ctx_->metrics.gaps;
   ctx_->metrics.events_lost += m.to - m.from + 1;
   unacked_.push_back({*epoch, m.to, std::chrono::steady_clock::now()});
+  await_durable();
   if (ctx_->nudge_checkpoint) ctx_->nudge_checkpoint();
 }
 
@@ -374,7 +376,18 @@ void websocket_session::on_durable(std::uint64_t epoch) {
   net::post(ws_.get_executor(), [self = shared_from_this(), epoch] { self->acknowledge(epoch); });
 }
 
+void websocket_session::await_durable() {
+  if (awaiting_durable_ || unacked_.empty()) return;
+  awaiting_durable_ = true;
+  // Durable already (its commit was reported before this session asked): acknowledged from the
+  // strand's queue, after what this handler queues (a batch's verdicts precede its ack).
+  if (const auto durable = ctx_->ack_waiters.wait(unacked_.front().epoch, weak_from_this())) {
+    on_durable(*durable);
+  }
+}
+
 void websocket_session::acknowledge(std::uint64_t epoch) {
+  awaiting_durable_ = false;
   std::uint64_t up_to = acked_;
   const auto now = std::chrono::steady_clock::now();
   while (!unacked_.empty() && unacked_.front().epoch <= epoch) {
@@ -383,6 +396,7 @@ void websocket_session::acknowledge(std::uint64_t epoch) {
         std::chrono::duration<double>(now - unacked_.front().received).count());
     unacked_.pop_front();
   }
+  await_durable();  // what a later commit holds
   if (up_to <= acked_ || closing_) return;
   acked_ = up_to;
   queue(frame_of(protocol::ack{up_to}));

@@ -62,6 +62,9 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
   void on_complete(const protocol::swarm_complete& m);
   void on_detection(protocol::detection&& m);
   void acknowledge(std::uint64_t durable_epoch);
+  // Asks ctx_->ack_waiters to be told when the oldest unacknowledged epoch is durable, unless
+  // it asked already (told once, it asks again from acknowledge() for what is left).
+  void await_durable();
   void queue(std::shared_ptr<const std::string> frame);
   void do_write();
   void on_write(boost::beast::error_code ec, std::size_t bytes);
@@ -99,6 +102,8 @@ class websocket_session : public std::enable_shared_from_this<websocket_session>
     std::chrono::steady_clock::time_point received;  // for the ack latency histogram
   };
   std::deque<unacked> unacked_;  // ascending
+  // In ctx_->ack_waiters, or an acknowledge() posted for it: at most one of each at a time.
+  bool awaiting_durable_ = false;
   std::uint64_t acked_ = 0;
 };
 

@@ -7,6 +7,9 @@
 // A session waits for one epoch at a time (the oldest one it has unacknowledged batches for)
 // and is dropped once told; it waits again for its next one. Values in and out, one mutex: the
 // sessions call wait() on their strands, the checkpointer calls durable() after each commit.
+// That mutex is what makes a wake-up impossible to lose: an ask either comes before a report
+// (and is released by it) or after it (and is answered at once). A session that closes stays
+// listed until its epoch is reported: at most one entry per session.
 #pragma once
 
 #include <algorithm>
@@ -30,16 +33,24 @@ class durable_waiters {
     return std::nullopt;
   }
 
-  // Epoch `epoch` is durable: returns (and forgets) the waiters of it or of an earlier epoch, in
-  // the order they asked. Epochs reported out of order are taken as the largest seen.
-  std::vector<Waiter> durable(std::uint64_t epoch) {
-    std::vector<Waiter> out;
+  struct told {
+    std::uint64_t epoch = 0;  // durable: the largest epoch reported so far
+    std::vector<Waiter>
+        waiters;  // the waiters of it or of an earlier epoch, in the order they asked
+  };
+
+  // Epoch `epoch` is durable: returns (and forgets) the waiters it releases. An epoch reported
+  // out of order counts as the largest one seen (the checkpointer reports them in order).
+  told durable(std::uint64_t epoch) {
+    told out;
     std::lock_guard lock(mu_);
     durable_ = std::max(durable_, epoch);
+    out.epoch = durable_;
     const auto later = std::stable_partition(waiting_.begin(), waiting_.end(),
                                              [&](const auto& p) { return p.first <= durable_; });
-    out.reserve(static_cast<std::size_t>(later - waiting_.begin()));
-    for (auto it = waiting_.begin(); it != later; ++it) out.push_back(std::move(it->second));
+    out.waiters.reserve(static_cast<std::size_t>(later - waiting_.begin()));
+    for (auto it = waiting_.begin(); it != later; ++it)
+      out.waiters.push_back(std::move(it->second));
     waiting_.erase(waiting_.begin(), later);
     return out;
   }

@@ -26,8 +26,9 @@ std::size_t server_context::broadcast(std::string_view swarm,
 }
 
 void server_context::on_durable(std::uint64_t epoch) {
-  for (const auto& w : ack_waiters.durable(epoch)) {
-    if (auto s = w.lock()) s->on_durable(epoch);
+  const auto told = ack_waiters.durable(epoch);
+  for (const auto& w : told.waiters) {
+    if (auto s = w.lock()) s->on_durable(told.epoch);
   }
 }
 

@@ -301,7 +301,7 @@ void websocket_session::on_events(protocol::events& m) {
   ctx_->metrics.events_duplicate += r.duplicates;
   if (r.applied + r.duplicates > 0) {
     unacked_.push_back({r.epoch, r.last_seq, std::chrono::steady_clock::now()});
-    await_durable();  // before the nudge: the commit it causes finds this session waiting
+    await_durable();
     if (ctx_->nudge_checkpoint) ctx_->nudge_checkpoint();  // group commit: the ack waits on it
   }
   // The sender's own copy is queued here, on its strand, before anything else can be: the
@@ -378,12 +378,11 @@ void websocket_session::on_durable(std::uint64_t epoch) {
 
 void websocket_session::await_durable() {
   if (awaiting_durable_ || unacked_.empty()) return;
+  const auto durable = ctx_->ack_waiters.wait(unacked_.front().epoch, weak_from_this());
   awaiting_durable_ = true;
   // Durable already (its commit was reported before this session asked): acknowledged from the
   // strand's queue, after what this handler queues (a batch's verdicts precede its ack).
-  if (const auto durable = ctx_->ack_waiters.wait(unacked_.front().epoch, weak_from_this())) {
-    on_durable(*durable);
-  }
+  if (durable) on_durable(*durable);
 }
 
 void websocket_session::acknowledge(std::uint64_t epoch) {

@@ -35,8 +35,8 @@ class durable_waiters {
 
   struct told {
     std::uint64_t epoch = 0;  // durable: the largest epoch reported so far
-    std::vector<Waiter>
-        waiters;  // the waiters of it or of an earlier epoch, in the order they asked
+    // The waiters of that epoch or an earlier one, in the order they asked.
+    std::vector<Waiter> waiters;
   };
 
   // Epoch `epoch` is durable: returns (and forgets) the waiters it releases. An epoch reported

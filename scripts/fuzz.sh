@@ -48,7 +48,7 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
     -DLOOPGUARD_BUILD_FUZZERS=ON -DLOOPGUARD_BUILD_TESTS=OFF -DLOOPGUARD_BUILD_BENCHMARKS=OFF \
     -DLOOPGUARD_ENABLE_ASAN=ON -DLOOPGUARD_ENABLE_UBSAN=ON >"$build_dir/configure.log" 2>&1 || {
     cat "$build_dir/configure.log" >&2
-    echo "fuzz: configure failed (is scripts/setup.sh's set of packages installed?)" >&2
+    echo "fuzz: configure failed (is the set of packages of scripts/setup.sh --all installed?)" >&2
     exit 1
   }
 fi

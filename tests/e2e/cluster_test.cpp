@@ -2,7 +2,7 @@
 // every swarm lives on the daemon the ring gives it and on no other, a misrouted worker is
 // refused with not_owner, and SIGKILL of one daemon neither moves its swarms to the other nor
 // disturbs the other's; after its restart every event is counted exactly once, on its owner.
-// Needs haproxy (scripts/setup.sh installs it): without it the test fails, it never skips.
+// Needs haproxy (scripts/setup.sh --all installs it): without it the test fails, it never skips.
 #include <doctest/doctest.h>
 
 #include <signal.h>
@@ -171,7 +171,7 @@ TEST_SUITE("cluster") {
             doctest::timeout(60)) {
     const std::string haproxy = haproxy_path();
     REQUIRE_MESSAGE(!haproxy.empty(),
-                    "haproxy is not installed: apt-get install -y haproxy (scripts/setup.sh "
+                    "haproxy is not installed: apt-get install -y haproxy (scripts/setup.sh --all "
                     "installs it); this test fails rather than skips without it");
     test::temp_dir dir;
     const auto ports = free_ports(3);  // HAProxy, d1, d2

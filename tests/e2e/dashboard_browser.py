@@ -185,7 +185,7 @@ class DashboardBrowserTest(unittest.TestCase):
                 self.fail(var + " is not set (ctest sets it)")
         for exe in (CHROMIUM, CHROMEDRIVER):
             if not os.access(exe, os.X_OK):
-                self.fail(exe + " is not installed (scripts/setup.sh installs it)")
+                self.fail(exe + " is not installed (scripts/setup.sh --all installs it)")
         self.work = tempfile.mkdtemp(prefix="lg-dashboard-")
         self.daemon = None
         self.driver = None

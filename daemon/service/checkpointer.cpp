@@ -13,8 +13,8 @@ checkpointer::checkpointer(swarm_service& service, checkpoint_store& store, daem
       interval_(interval),
       on_durable_(std::move(on_durable)),
       worker_([this] { nudge(); }),
-      committer_(service, store, compact_log_bytes, take_rows, group_committer::kMaxParts,
-                 group_committer::kJobRows, &worker_) {}
+      committer_(service, store, {.compact_log_bytes = compact_log_bytes, .take_rows = take_rows},
+                 &worker_) {}
 
 checkpointer::~checkpointer() {
   stop();

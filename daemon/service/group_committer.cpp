@@ -37,17 +37,15 @@ state_changes flatten(std::vector<state_changes>& parts) {
 
 }  // namespace
 
-group_committer::group_committer(swarm_service& service, checkpoint_store& store,
-                                 std::size_t compact_log_bytes, std::size_t take_rows,
-                                 std::size_t max_parts, std::size_t job_rows, rows_worker* worker)
+group_committer::group_committer(swarm_service& service, checkpoint_store& store, sizes chosen,
+                                 rows_worker* worker)
     : service_(service),
       store_(store),
       own_worker_(worker == nullptr ? std::make_unique<inline_rows_worker>() : nullptr),
       worker_(worker == nullptr ? *own_worker_ : *worker),
-      compact_log_bytes_(compact_log_bytes),
-      take_rows_(std::max<std::size_t>(take_rows, 1)),
-      job_rows_(std::max<std::size_t>(job_rows, 1)),
-      max_parts_(std::max<std::size_t>(max_parts, 1)) {}
+      sizes_{chosen.compact_log_bytes, std::max<std::size_t>(chosen.take_rows, 1),
+             std::max<std::size_t>(chosen.max_parts, 1),
+             std::max<std::size_t>(chosen.job_rows, 1)} {}
 
 void group_committer::reset_job() {
   parts_.clear();
@@ -93,7 +91,7 @@ compaction_step group_committer::next_step(bool acks_wait) const {
   compaction_step step;
   if (phase_ == phase::fold && trim_left_) {
     step.what = compaction_step::kind::trim;
-    step.trim_bytes = take_rows_ * kTrimBytesPerTakeRow / (acks_wait ? kAckWaitDivisor : 1);
+    step.trim_bytes = sizes_.take_rows * kTrimBytesPerTakeRow / (acks_wait ? kAckWaitDivisor : 1);
     step.trim_bytes = std::max<std::size_t>(step.trim_bytes, 1);
   } else if (phase_ == phase::flip && boundary_) {
     // The boundary is known once the commit that took the last part has committed (a failed
@@ -134,7 +132,7 @@ void group_committer::take_job_result(outcome& o) {
     cleared_staged_ = true;
   } else if (done == job_kind::fold) {
     o.rows += r->folded;
-    if (r->folded < job_rows_) fold_left_ = false;
+    if (r->folded < sizes_.job_rows) fold_left_ = false;
     if (!fold_left_ && !trim_left_) phase_ = phase::idle;
   }
 }
@@ -155,10 +153,10 @@ void group_committer::post_job(outcome& o) {
     }
     step.what = rows_step::kind::fold;
     step.generation = *current_;
-    step.limit = job_rows_;
+    step.limit = sizes_.job_rows;
     posted_ = job_kind::fold;
   } else if (phase_ == phase::stage) {
-    if (batch_.empty() && !order_.done()) batch_ = order_.next(job_rows_);
+    if (batch_.empty() && !order_.done()) batch_ = order_.next(sizes_.job_rows);
     if (batch_.empty() && cleared_staged_) {
       phase_ = phase::flip;  // every row staged
       return;
@@ -237,15 +235,15 @@ checkpoint group_committer::take_part(outcome& o) {
   // Ingest waits for the lock meanwhile: ~0.25 ms per 256 rows here (docs/performance.md).
   const auto t0 = std::chrono::steady_clock::now();
   if (!parts_done_) {
-    const std::size_t limit = take_rows_;
+    const std::size_t limit = sizes_.take_rows;
     state_changes part = service_.take_rows(limit);
     sort_part(part);  // outside the lock: staged in key order (docs/storage.md)
     rows_taken_ += rows_in(part);
     // A fingerprint changed again after its part was taken is taken again: under steady churn
     // the parts would only end at max_parts, holding copies of the same rows many times over.
     // Once as many rows as the state held at the start were taken, the rest is taken whole.
-    parts_done_ =
-        rows_in(part) < limit || parts_.size() + 1 >= max_parts_ || rows_taken_ >= take_budget_;
+    parts_done_ = rows_in(part) < limit || parts_.size() + 1 >= sizes_.max_parts ||
+                  rows_taken_ >= take_budget_;
     parts_.push_back(std::move(part));
     if (!parts_done_) return service_.take_checkpoint(false);  // the next part, next commit
   }
@@ -300,11 +298,11 @@ group_committer::outcome group_committer::commit_once(bool final) {
   outcome o;
   if (!final) take_job_result(o);
   if (!final && phase_ == phase::idle && !has_failed_ && service_.log_bytes() > 0 &&
-      service_.log_bytes() >= compact_log_bytes_) {
+      service_.log_bytes() >= sizes_.compact_log_bytes) {
     reset_job();
     phase_ = phase::take;
     commits_ = 0;
-    take_budget_ = std::max(take_rows_, service_.read([](const shared_economics_state& s) {
+    take_budget_ = std::max(sizes_.take_rows, service_.read([](const shared_economics_state& s) {
       return s.counters().fingerprints;
     }));
   }

@@ -59,10 +59,16 @@ class group_committer {
   static constexpr std::chrono::milliseconds kRetryFirst{100};
   static constexpr std::chrono::milliseconds kRetryMost{5000};
 
+  // When a compaction begins and how it is cut up; the tests make the parts and jobs small.
+  struct sizes {
+    std::size_t compact_log_bytes;  // a compaction begins after this much log (--compact-log-mb)
+    std::size_t take_rows = kTakeRows;
+    std::size_t max_parts = kMaxParts;
+    std::size_t job_rows = kJobRows;
+  };
   // `worker` runs the rows-file transactions; null: an inline one (each runs as it is posted).
-  group_committer(swarm_service& service, checkpoint_store& store, std::size_t compact_log_bytes,
-                  std::size_t take_rows = kTakeRows, std::size_t max_parts = kMaxParts,
-                  std::size_t job_rows = kJobRows, rows_worker* worker = nullptr);
+  group_committer(swarm_service& service, checkpoint_store& store, sizes chosen,
+                  rows_worker* worker = nullptr);
 
   struct outcome {
     status result;            // ok, or why the commit failed (it is retried with the next)
@@ -111,10 +117,7 @@ class group_committer {
   checkpoint_store& store_;
   std::unique_ptr<rows_worker> own_worker_;  // when none was given
   rows_worker& worker_;
-  std::size_t compact_log_bytes_;
-  std::size_t take_rows_;
-  std::size_t job_rows_;
-  std::size_t max_parts_;
+  sizes sizes_;                // each at least 1 but compact_log_bytes
   phase phase_ = phase::fold;  // at start the store may hold staged rows: fold them first
   bool fold_left_ = true;      // (fold) staged rows may be left: the worker folds
   bool trim_left_ = true;      // (fold) covered log records may be left: the next commit trims

@@ -120,7 +120,7 @@ void schema5_sequence(clocked_service& c, checkpoint_store* store) {
   commit(false);
   if (store != nullptr) {
     // Two rows per part and per step: it takes, stages and flips over several commits.
-    group_committer gc(c.svc, *store, 1, 2, group_committer::kMaxParts, 2);
+    group_committer gc(c.svc, *store, {.compact_log_bytes = 1, .take_rows = 2, .job_rows = 2});
     bool flipped = false;
     for (int i = 0; i < 100 && !flipped; ++i) {
       const auto o = gc.commit_once(false);
@@ -149,7 +149,7 @@ std::string kept_copy(test::temp_dir& dir, int version) {
 // A compaction in chunks (2 rows a part and a step) carried to its end on `store`, checking
 // after every commit that a restore gives `digest`.
 void compact_restoring(clocked_service& c, checkpoint_store& store, std::uint64_t digest) {
-  group_committer gc(c.svc, store, 1, 2, group_committer::kMaxParts, 2);
+  group_committer gc(c.svc, store, {.compact_log_bytes = 1, .take_rows = 2, .job_rows = 2});
   bool flipped = false;
   for (int i = 0; i < 200 && !(flipped && !gc.compacting()); ++i) {
     const auto o = gc.commit_once(false);

@@ -99,7 +99,8 @@ TEST_SUITE("staged_compaction") {
     swarm_service svc(rules);
     auto store = open_ok();
     // Compact after every byte of log, 3 rows a step, at most 4 parts taken.
-    group_committer gc(svc, *store, 1, 3, 4, 3);
+    group_committer gc(svc, *store,
+                       {.compact_log_bytes = 1, .take_rows = 3, .max_parts = 4, .job_rows = 3});
     int flips = 0, staging_commits_with_records = 0;
     for (int r = 0; r < 60; ++r) {
       CAPTURE(r);
@@ -147,7 +148,8 @@ TEST_SUITE("staged_compaction") {
       swarm_service svc(rules);
       auto store = open_ok();
       fault_injecting_store faulty(*store);
-      group_committer gc(svc, faulty, 1, 3, 4, 12);
+      group_committer gc(svc, faulty,
+                         {.compact_log_bytes = 1, .take_rows = 3, .max_parts = 4, .job_rows = 12});
       faulty.fail_at(n);
       std::uint64_t durable = load(*store, rules).digest;
       for (int r = 0; r < 16; ++r) {
@@ -188,7 +190,8 @@ TEST_SUITE("staged_compaction") {
       {
         swarm_service svc(rules);
         auto store = open_ok(path);
-        group_committer gc(svc, *store, 1, 2, 4, 32);
+        group_committer gc(
+            svc, *store, {.compact_log_bytes = 1, .take_rows = 2, .max_parts = 4, .job_rows = 32});
         for (int r = 0; r < 3; ++r) {
           round_of_work(svc, r);
           REQUIRE(gc.commit_once(false).result.ok());
@@ -225,7 +228,7 @@ TEST_SUITE("staged_compaction") {
       // The next start folds (or drops) what was staged, then compacts again from scratch.
       swarm_service svc(rules);
       REQUIRE(svc.restore_from(*store).has_value());
-      group_committer gc(svc, *store, 1, 2, 4);
+      group_committer gc(svc, *store, {.compact_log_bytes = 1, .take_rows = 2, .max_parts = 4});
       bool flipped = false;
       for (int i = 0; i < 400 && !(flipped && !gc.compacting()); ++i) {
         const auto o = gc.commit_once(false);
@@ -261,7 +264,7 @@ TEST_SUITE("staged_compaction") {
     };
     swarm_service svc(rules);
     auto store = open_ok(path);
-    group_committer gc(svc, *store, 1, 2, 4);
+    group_committer gc(svc, *store, {.compact_log_bytes = 1, .take_rows = 2, .max_parts = 4});
     // 12 records of log, then a compaction begins (the log is past 1 byte) with no new work:
     // its boundary is the last record.
     log_rounds(svc, *store, 0, 12);
@@ -289,7 +292,7 @@ TEST_SUITE("staged_compaction") {
     int trimming_commits = 0;
     for (int i = 0; i < 100; ++i) {
       store = open_ok(path);
-      group_committer step(svc, *store, 1, 2, 4);
+      group_committer step(svc, *store, {.compact_log_bytes = 1, .take_rows = 2, .max_parts = 4});
       const auto o = step.commit_once(false);  // no record: a full step, 2 rows and 2 KiB
       REQUIRE(o.result.ok());
       CHECK(load(*store, rules).digest == digest_of(svc));
@@ -318,7 +321,7 @@ TEST_SUITE("staged_compaction") {
     // The log is empty and the floor is not 0: the next record must still be numbered above
     // the floor (SQLite would number it 1, and a restore would skip it).
     store = open_ok(path);
-    group_committer gc3(svc, *store, std::size_t{1} << 30);
+    group_committer gc3(svc, *store, {.compact_log_bytes = std::size_t{1} << 30});
     round_of_work(svc, 12);
     REQUIRE(gc3.commit_once(false).result.ok());
     const auto got = load(*store, rules);
@@ -338,7 +341,8 @@ TEST_SUITE("staged_compaction") {
     swarm_service svc(rules);
     auto sqlite = open_ok();
     fault_injecting_store store(*sqlite);
-    group_committer gc(svc, store, 1, 2, 4, 32);
+    group_committer gc(svc, store,
+                       {.compact_log_bytes = 1, .take_rows = 2, .max_parts = 4, .job_rows = 32});
     for (int compaction = 0; compaction < 2; ++compaction) {
       CAPTURE(compaction);
       log_rounds(svc, store, compaction * 12, 12);
@@ -377,7 +381,7 @@ TEST_SUITE("staged_compaction") {
     const std::size_t most_held = 3 * rules.max_fingerprints_per_swarm;  // swarms s1, s2, gone
     swarm_service svc(rules);
     auto store = open_ok();
-    group_committer gc(svc, *store, 1, 2, 64);
+    group_committer gc(svc, *store, {.compact_log_bytes = 1, .take_rows = 2, .max_parts = 64});
     std::optional<std::size_t> began;
     for (int r = 0; r < 400 && !began; ++r) {
       round_of_work(svc, r);
@@ -399,7 +403,7 @@ TEST_SUITE("staged_compaction") {
     swarm_service svc(rules);
     auto store = open_ok();
     fault_injecting_store faulty(*store);
-    group_committer gc(svc, faulty, 1, 2, 64);
+    group_committer gc(svc, faulty, {.compact_log_bytes = 1, .take_rows = 2, .max_parts = 64});
     // A committer starts by folding what a previous run left (which reads the generation too).
     for (int i = 0; i < 10 && gc.compacting(); ++i) REQUIRE(gc.commit_once(false).result.ok());
     REQUIRE_FALSE(gc.compacting());
@@ -451,7 +455,7 @@ TEST_SUITE("staged_compaction") {
     {
       swarm_service svc(rules);
       auto store = open_ok(path);
-      group_committer gc(svc, *store, 1, 2, group_committer::kMaxParts, 32);
+      group_committer gc(svc, *store, {.compact_log_bytes = 1, .take_rows = 2, .job_rows = 32});
       work(svc, "b", 1, 100);
       work(svc, "a", 1, 100);
       REQUIRE(gc.commit_once(false).result.ok());  // the log record; the compaction is due
@@ -570,7 +574,9 @@ TEST_SUITE("staged_compaction") {
     auto store = open_ok();
     std::atomic<int> jobs{0};
     thread_rows_worker worker([&] { ++jobs; });
-    group_committer gc(svc, *store, 1, 3, 4, 3, &worker);
+    group_committer gc(svc, *store,
+                       {.compact_log_bytes = 1, .take_rows = 3, .max_parts = 4, .job_rows = 3},
+                       &worker);
     int flips = 0;
     bool flipped = false;  // the last commit was a flip
     const auto check = [&] {

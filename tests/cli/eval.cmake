@@ -23,17 +23,31 @@ endfunction()
 set(E "${DATA}/eval")
 if(CASE STREQUAL "defaults")
   # The guard on the defaults: every bundled example and every real recording agrees with the
-  # balanced preset, and the held-out set too when it is there.
+  # balanced preset, and the held-out set too when it is there, but for the disagreements known
+  # and documented (tests/data/real-heldout/README.md, docs/detectors.md "Held out"): exactly
+  # these, so that a new one fails, and so does one that went away (then it leaves this list).
+  # Regular expressions ("." for the ";" a CMake list cannot hold).
+  set(known
+    "real-miniswe-pytest-6197-healthy[.]jsonl: healthy. first test_fix warn at event 96 "
+    "real-miniswe-sphinx-8035-healthy[.]jsonl: healthy. first result warn at event 110 ")
   set(dirs "${DATA}/traces" "${DATA}/real")
   if(IS_DIRECTORY "${DATA}/real-heldout")
     list(APPEND dirs "${DATA}/real-heldout")
+  else()
+    set(known "")
   endif()
-  run_eval(${dirs})
+  list(LENGTH known n_known)
+  run_eval(--tolerance ${n_known} ${dirs})
   set(ok FALSE)
-  if(rc EQUAL 0 AND out MATCHES "\ndisagreements: 0\n" AND out MATCHES "\nall +[0-9]+ ")
+  if(rc EQUAL 0 AND out MATCHES "\ndisagreements: ${n_known}\n" AND out MATCHES "\nall +[0-9]+ ")
     set(ok TRUE)
   endif()
-  expect(ok "the balanced preset must agree with every labelled recording")
+  foreach(line IN LISTS known)
+    if(NOT out MATCHES "${line}")
+      set(ok FALSE)
+    endif()
+  endforeach()
+  expect(ok "the balanced preset must agree with every labelled recording but the known ${n_known}")
 elseif(CASE STREQUAL "disagreements")
   run_eval("${E}/labelled-caught.jsonl" "${E}/labelled-false-alarm.jsonl"
            "${E}/labelled-missed-loop.jsonl")

@@ -39,13 +39,63 @@ TEST_SUITE("test_fix") {
     ExecutionEconomicsManager m;
     step(m, "run_tests", "{}", false, "2 failed");
     step(m, "run_tests", "{}", true, "10 passed");
-    m.on_tool_call_json("run_tests", R"({"k":1})");
+    m.on_tool_call_json("run_tests", "{}");
     CHECK_FALSE(
         fired(m.on_tool_result("run_tests", true, "3 failed, 7 passed"), detector_id::test_fix));
-    m.on_tool_call_json("run_tests", R"({"k":2})");
+    m.on_tool_call_json("run_tests", "{}");
     m.on_tool_result("run_tests", true, "1 failed, 9 passed");
-    m.on_tool_call_json("run_tests", R"({"k":3})");
+    m.on_tool_call_json("run_tests", "{}");
     CHECK(fired(m.on_tool_result("run_tests", true, "FAILED test_x"), detector_id::test_fix));
+  }
+
+  TEST_CASE("another test command after a failure is no rerun: it counts only if it failed alike") {
+    // Without pytest, then a file that is not there, then the real file: nothing was changed
+    // between them, and each failed its own way.
+    const char* runs[][2] = {
+        {"/usr/bin/python3 -m pytest tests/test_autodoc_x.py",
+         "/usr/bin/python3: No module named pytest"},
+        {"pytest tests/test_autodoc_x.py", "ERROR: file or directory not found: tests/x.py"},
+        {"pytest tests/test_autodoc.py",
+         "tests/test_autodoc.py F\nE   AssertionError: assert 'x' == 'y'\n1 failed, 40 passed"},
+    };
+    ExecutionEconomicsManager m;
+    for (const auto& run : runs) {
+      CAPTURE(run[0]);
+      m.on_tool_call_json("bash", std::string(R"({"command":")") + run[0] + "\"}");
+      CHECK_FALSE(fired(m.on_tool_result("bash", false, run[1]), detector_id::test_fix));
+    }
+    // The same failing command again, unchanged, is a rerun whatever it prints: the third of
+    // that run fires.
+    verdict last;
+    for (const char* out : {"KeyError: 'a'\n1 failed", "ValueError: b\n2 failed"}) {
+      m.on_tool_call_json("bash", R"({"command":"pytest tests/test_autodoc.py"})");
+      last = m.on_tool_result("bash", false, out);
+    }
+    CHECK(fired(last, detector_id::test_fix));
+  }
+
+  TEST_CASE("a file written by inline code is a change between two failing runs") {
+    // Each run fails its own way after a fix written with `python3 -c`: debugging, not a rerun.
+    // The same runs with a script that only reads the file between them are reruns.
+    for (const bool writes : {true, false}) {
+      CAPTURE(writes);
+      ExecutionEconomicsManager m;
+      const char* failures[] = {"E   TypeError: 'staticmethod' object is not callable",
+                                "E   KeyError: 'collect_ignore'",
+                                "E   AttributeError: 'int' object has no attribute 'split'"};
+      verdict last;
+      int i = 0;
+      for (const char* failure : failures) {
+        const std::string n = std::to_string(i++);  // each its own: a repeated one is no change
+        const std::string fix =
+            writes ? R"(python3 -c 'open(\"m.py\", \"w\").write(\")" + n + R"(\")')"
+                   : R"(python3 -c 'print(open(\"m.py\").read()[)" + n + R"(:])')";
+        step(m, "bash", R"({"command":")" + fix + "\"}", true, "");
+        m.on_tool_call_json("bash", R"({"command":"pytest t.py"})");
+        last = m.on_tool_result("bash", true, std::string("1 failed\n") + failure);
+      }
+      CHECK(fired(last, detector_id::test_fix) == !writes);
+    }
   }
 
   TEST_CASE("a change that moves the failure restarts the count, the same failure does not") {

@@ -119,6 +119,55 @@ bool is_mutating_simple(const std::vector<std::string>& words) {
   return false;
 }
 
+// The second argument of each `open(` in `code` is a mode that writes ('w', 'a', 'x' or a '+').
+bool opens_for_writing(std::string_view code) {
+  for (auto p = code.find("open("); p != std::string_view::npos; p = code.find("open(", p + 1)) {
+    const auto close = code.find(')', p);
+    const std::string_view inside = code.substr(
+        p + 5, close == std::string_view::npos ? std::string_view::npos : close - (p + 5));
+    const auto comma = inside.find(',');
+    if (comma == std::string_view::npos) continue;  // open(path): reading
+    std::string_view mode = inside.substr(comma + 1);
+    mode.remove_prefix(std::min(mode.find_first_not_of(" \t\n"), mode.size()));
+    if (mode.starts_with("mode=")) mode.remove_prefix(5);
+    if (mode.size() < 2 || (mode[0] != '"' && mode[0] != '\'' && mode[0] != '\\')) continue;
+    if (mode[0] == '\\') mode.remove_prefix(1);  // an escaped quote inside a quoted script
+    const std::string_view m = mode.substr(1, mode.find_first_of("\"'\\", 1) - 1);
+    if (m.find_first_of("wax+") != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// Code given to an interpreter on its command line (`python3 -c '…'`, `node -e '…'`, a here
+// document fed to `python3 -`) that writes files: a file opened for writing, or a write call.
+bool inline_script_writes(const std::string& command,
+                          const std::vector<std::vector<std::string>>& cmds) {
+  const bool inline_code = std::any_of(cmds.begin(), cmds.end(), [](const auto& words) {
+    const std::size_t s = command_start(words);
+    if (s >= words.size()) return false;
+    const std::string cmd = base(words[s]);
+    if (!cmd.starts_with("python") && cmd != "node" && cmd != "ruby" && cmd != "perl") {
+      return false;
+    }
+    return std::any_of(words.begin() + static_cast<std::ptrdiff_t>(s) + 1, words.end(),
+                       [](const std::string& w) {
+                         return w == "-c" || w == "-e" || w == "-" || w.starts_with("<<");
+                       });
+  });
+  if (!inline_code) return false;
+  std::string code = command;  // printing is not writing
+  for (std::string_view out : {"stdout.write", "stderr.write"}) {
+    for (auto p = code.find(out); p != std::string::npos; p = code.find(out)) {
+      code.erase(p, out.size());
+    }
+  }
+  return opens_for_writing(code) ||
+         contains_any(
+             code, {".write(", ".writelines(", "write_text(", "write_bytes(", "writeFileSync",
+                    "appendFileSync", "shutil.copy", "shutil.move", "shutil.rmtree", "os.remove(",
+                    "os.rename(", "os.replace(", "os.unlink("});
+}
+
 }  // namespace
 
 bool is_mutating_tool(std::string_view tool) {
@@ -156,7 +205,7 @@ bool is_mutating_command(std::string_view command) {
   }
   if (shell::is_compound(c) && c.find('>') != std::string::npos) return true;
   const auto cmds = simple_commands(c);
-  return std::any_of(cmds.begin(), cmds.end(), is_mutating_simple);
+  return std::any_of(cmds.begin(), cmds.end(), is_mutating_simple) || inline_script_writes(c, cmds);
 }
 
 bool is_test_tool(std::string_view tool) {

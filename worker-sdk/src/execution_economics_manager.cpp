@@ -405,17 +405,19 @@ struct ExecutionEconomicsManager::impl : run_state {
       if (rec == nullptr || rec->failure.empty()) own = sdk::failure_signature(output);
       signature = own.empty() && rec != nullptr ? std::string_view(rec->failure) : own;
     }
+    const std::uint64_t call_fp = rec != nullptr ? rec->fp.exact : 0;
     if (call.test_run && config.test_fix.enabled) {
       report(out,
-             sdk::test_fix_result(test_failures, {test_failed, signature, false}, index,
+             sdk::test_fix_result(test_failures, {test_failed, signature, false, call_fp}, index,
                                   config.test_fix, call.command),
              test_failures, detector_id::test_fix);
     }
     if (call.shell && config.bash_cascade.enabled) {
-      report(out,
-             sdk::bash_cascade_result(shell_failures, {shell_failed, signature, call.file_op},
-                                      index, config.bash_cascade, call.command),
-             shell_failures, detector_id::bash_cascade);
+      report(
+          out,
+          sdk::bash_cascade_result(shell_failures, {shell_failed, signature, call.file_op, call_fp},
+                                   index, config.bash_cascade, call.command),
+          shell_failures, detector_id::bash_cascade);
     }
   }
 

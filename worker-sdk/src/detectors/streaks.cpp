@@ -40,13 +40,17 @@ streak_step<streak> summary_turn(streak s, bool after_text, std::size_t event_in
 namespace {
 
 // The failure streak after `o`.
-// `rerun_counts`: a failure with no change since the one before it continues the alike run
-// whatever it says (a rerun of the tests without a change cannot be progress).
+// `rerun_counts`: the same call failing again with no change since it failed before continues
+// the alike run whatever it says (a rerun of the tests without a change cannot be progress). A
+// different test command after a failure (another file, another runner) is not a rerun: it
+// continues the run only when it failed alike.
 failure_streak advance(failure_streak s, const outcome& o, std::size_t event_index,
                        const failure_rule& rule, bool rerun_counts) {
-  const bool alike = s.failures > 0 && ((rerun_counts && !s.changed) ||
-                                        failed_alike(s.last, o.signature, rule.alike_threshold));
+  const bool rerun = rerun_counts && !s.changed && o.call == s.last_call;
+  const bool alike =
+      s.failures > 0 && (rerun || failed_alike(s.last, o.signature, rule.alike_threshold));
   s.changed = false;
+  s.last_call = o.call;
   if (!alike) {
     s.alike.clear();
     s.file_ops = 0;

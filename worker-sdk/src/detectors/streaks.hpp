@@ -33,7 +33,8 @@ struct failure_streak {
   std::size_t first = 0;       // event index of the first of them
   std::string last;            // failure_signature() of the last failure
   std::uint32_t file_ops = 0;
-  bool changed = false;  // a change was made since the last failure (test_fix)
+  bool changed = false;         // a change was made since the last failure (test_fix)
+  std::uint64_t last_call = 0;  // the exact fingerprint of the last failure's call (0: unknown)
 
   void clear() {
     alike.clear();
@@ -42,6 +43,7 @@ struct failure_streak {
     last.clear();
     file_ops = 0;
     changed = false;
+    last_call = 0;
   }
 };
 
@@ -50,6 +52,7 @@ struct outcome {
   bool failed = false;
   std::string_view signature;  // failure_signature() of the output, when failed
   bool file_op = false;        // bash_cascade: the command read or wrote a file
+  std::uint64_t call = 0;      // the exact fingerprint of its call (0: unknown)
 };
 
 // What a streak rule says about one event.

@@ -1,10 +1,13 @@
 // What a shell command line says about itself (worker-sdk/src/command_kinds.cpp; docs/detectors.md,
-// "What counts as progress"): here, code given to an interpreter on the command line.
+// "What counts as progress"): code given to an interpreter on the command line, commands on
+// separate lines, here-documents, file operations.
 #include <doctest/doctest.h>
 
 #include "command_kinds.hpp"
 
+using loopguard::sdk::is_file_op_command;
 using loopguard::sdk::is_mutating_command;
+using loopguard::sdk::is_test_command;
 
 TEST_SUITE("command kinds") {
   TEST_CASE("inline code that writes a file is a change") {
@@ -40,5 +43,31 @@ TEST_SUITE("command kinds") {
       CAPTURE(c);
       CHECK_FALSE(is_mutating_command(c));
     }
+  }
+
+  TEST_CASE("each line is a command of its own, but a here-document's body and a quoted script") {
+    // A test run or a change on a later line.
+    CHECK(is_test_command("rm -f /tmp/debug.txt\npytest t.py::test_a\ncat /tmp/debug.txt"));
+    CHECK(is_mutating_command("cd src\nsed -i 's/a/b/' m.py"));
+    CHECK_FALSE(is_test_command("cd src\nls"));
+    // The body of a here-document is data: a line `pytest` or `rm -rf x` in it runs nothing.
+    CHECK_FALSE(is_test_command("cat <<'EOF' | wc -l\npytest -q\nEOF\nls"));
+    CHECK_FALSE(is_mutating_command("grep -c x <<EOF\nrm -rf build\nEOF"));
+    CHECK(is_test_command("python3 - <<'EOF'\nprint(1)\nEOF\npytest -q"));
+    CHECK(is_test_command("cat <<-END | wc -l\n\tx\n\tEND\nmake test"));
+    // A here-string is not a here-document.
+    CHECK(is_test_command("grep x <<< 'a'\npytest"));
+    // Lines inside quotes are one argument: `cp = 1` in a script copies nothing.
+    CHECK_FALSE(is_mutating_command("python3 -c 'import sys\ncp = 1\nrm = cp'"));
+  }
+
+  TEST_CASE("a file operation is a command that only reads or writes files") {
+    CHECK(is_file_op_command("cat missing.txt"));
+    CHECK(is_file_op_command("cd src && sed -n 1,5p a.py"));
+    CHECK(is_file_op_command("echo x > /ro/file"));
+    // A file written, then a build that fails: the build failed, not the file operation.
+    CHECK_FALSE(is_file_op_command(
+        "cat <<'EOF' > conf.py\nx = 1\nEOF\ncd docs\nsphinx-build -b text . _build"));
+    CHECK_FALSE(is_file_op_command("cd build && make && cat out.txt"));
   }
 }

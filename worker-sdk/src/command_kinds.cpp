@@ -1,6 +1,7 @@
 // Which tools and commands change things, run tests, or touch files.
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,22 +18,92 @@ bool contains_any(std::string_view haystack, std::initializer_list<std::string_v
   });
 }
 
-// Words of a command line, split on blanks and on the shell's command separators, so that each
-// simple command of `cd x && pytest -q` can be looked at.
+// The delimiter of a here-document whose `<<` starts at `at` (`<<-` too, quotes removed), and
+// where the operator and its word end; nullopt for `<<<` (a here-string) or no word.
+std::optional<std::pair<std::string, std::size_t>> heredoc_at(std::string_view command,
+                                                              std::size_t at) {
+  std::size_t i = at + 2;
+  if (i < command.size() && command[i] == '<') return std::nullopt;
+  if (i < command.size() && command[i] == '-') ++i;
+  while (i < command.size() && (command[i] == ' ' || command[i] == '\t')) ++i;
+  std::string word;
+  for (; i < command.size(); ++i) {
+    const char c = command[i];
+    if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<' ||
+        c == '>' || c == '(' || c == ')') {
+      break;
+    }
+    if (c != '"' && c != '\'' && c != '\\') word += c;
+  }
+  if (word.empty()) return std::nullopt;
+  return std::pair{word, i};
+}
+
+// Past the bodies of the here-documents `delimiters` opened on the line that ended at `at` (its
+// newline): each ends at a line that is its delimiter (leading tabs allowed, as `<<-` strips).
+std::size_t skip_heredocs(std::string_view command, std::size_t at,
+                          const std::vector<std::string>& delimiters) {
+  std::size_t line = at + 1;
+  for (const std::string& d : delimiters) {
+    while (line < command.size()) {
+      const std::size_t end = std::min(command.find('\n', line), command.size());
+      std::string_view text = command.substr(line, end - line);
+      text.remove_prefix(std::min(text.find_first_not_of('\t'), text.size()));
+      line = end + 1;
+      if (text == d) break;
+    }
+  }
+  return line - 1;  // on the newline that ends the last body (or past the end)
+}
+
+// Words of a command line, split on blanks and on the shell's command separators (`;`, `&`,
+// `|`, parentheses, newlines), so that each simple command of `cd x && pytest -q` can be looked
+// at. Separators split inside quotes too (`bash -c 'cd x && pytest'` is read), newlines only
+// outside them (a quoted script's lines stay one argument). Here-document bodies are data:
+// skipped.
 std::vector<std::vector<std::string>> simple_commands(std::string_view command) {
   std::vector<std::vector<std::string>> out(1);
   std::string word;
+  std::vector<std::string> heredocs;  // opened on the current line
   auto flush = [&] {
     if (!word.empty()) out.back().push_back(std::move(word));
     word.clear();
   };
-  for (char c : command) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+  auto next_command = [&] {
+    flush();
+    if (!out.back().empty()) out.emplace_back();
+  };
+  char quote = 0;  // the quote a newline is inside of, if any (a script's lines are one word)
+  for (std::size_t i = 0; i < command.size(); ++i) {
+    const char c = command[i];
+    if (c == '<' && quote == 0 && command.substr(i, 3) == "<<<") {  // a here-string
+      flush();
+      i += 2;
+      continue;
+    }
+    if (c == '<' && quote == 0 && i + 1 < command.size() && command[i + 1] == '<') {
+      if (const auto h = heredoc_at(command, i)) {
+        flush();
+        heredocs.push_back(h->first);
+        i = h->second - 1;
+        continue;
+      }
+    }
+    if (c == '\n' && quote == 0) {
+      next_command();
+      if (!heredocs.empty()) i = skip_heredocs(command, i, heredocs);
+      heredocs.clear();
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
       flush();
     } else if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
-      flush();
-      if (!out.back().empty()) out.emplace_back();
-    } else if (c != '"' && c != '\'') {
+      next_command();
+    } else if (c == '"' || c == '\'') {
+      if (quote == 0) {
+        quote = c;
+      } else if (quote == c && (c == '\'' || command[i - 1] != '\\')) {
+        quote = 0;
+      }
+    } else {
       word += c;
     }
   }
@@ -220,17 +291,21 @@ bool is_test_command(std::string_view command) {
 
 bool is_file_op_command(std::string_view command) {
   if (shell::file_read_target(command)) return true;
-  const auto cmds = simple_commands(command);
-  for (const auto& words : cmds) {
+  // Every simple command reads or writes a file (a `cd` aside): `cat > conf.py <<EOF … EOF` then
+  // `sphinx-build …` fails as a build, and the file tools would not have helped it.
+  bool any = false;
+  for (const auto& words : simple_commands(command)) {
     const std::size_t s = command_start(words);
     if (s >= words.size()) continue;
     const std::string cmd = base(words[s]);
     if (cmd == "cat" || cmd == "sed" || cmd == "echo" || cmd == "printf" || cmd == "tee" ||
         cmd == "head" || cmd == "tail" || cmd == "touch" || cmd == "awk") {
-      return true;
+      any = true;
+    } else if (cmd != "cd") {
+      return false;
     }
   }
-  return false;
+  return any;
 }
 
 bool is_unproductive(bool ok, std::string_view output) {

@@ -30,7 +30,6 @@ if(CASE STREQUAL "defaults")
   set(known
     "real-miniswe-pytest-6197-healthy[.]jsonl: healthy. first test_fix warn at event 96 "
     "real-miniswe-sphinx-8035-healthy[.]jsonl: healthy. first result warn at event 110 "
-    "real-sweagent-sklearn-14092-healthy[.]jsonl: healthy. first bash_cascade warn at event 33 "
     "real-autocoderover-matplotlib-25332-healthy[.]jsonl: healthy. first result warn at event 16 ")
   set(dirs "${DATA}/traces" "${DATA}/real")
   if(IS_DIRECTORY "${DATA}/real-heldout")

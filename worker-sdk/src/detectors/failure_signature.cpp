@@ -14,6 +14,18 @@ std::string_view last_bytes(std::string_view s, std::size_t max_bytes) {
   return s.substr(start);
 }
 
+// A Python traceback that stops inside its frames: the output was cut before the exception
+// line, the one line that says what failed (a framework's or a recorder's cut of a long
+// output). Its last non-empty line is indented, as a frame's lines are.
+bool cut_traceback(std::string_view sig) {
+  if (sig.find("Traceback (most recent call last):") == std::string_view::npos) return false;
+  const auto last = sig.find_last_not_of(" \t\r\n");
+  if (last == std::string_view::npos) return false;
+  const auto nl = sig.rfind('\n', last);
+  const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
+  return sig[start] == ' ' || sig[start] == '\t';
+}
+
 }  // namespace
 
 std::string failure_signature(std::string_view output) {
@@ -26,6 +38,9 @@ std::string failure_signature(std::string_view output) {
 
 bool failed_alike(std::string_view a, std::string_view b, double threshold) {
   if (threshold <= 0 || a == b) return true;
+  // Without its exception line a traceback says where, not what: two of them through the same
+  // frames may be two different errors. Alike only when equal.
+  if (cut_traceback(a) || cut_traceback(b)) return false;
   return similarity::ratio(a, b, threshold) >= threshold;
 }
 

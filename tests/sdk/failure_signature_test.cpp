@@ -1,0 +1,53 @@
+// Failing alike (worker-sdk/src/detectors/failure_signature.cpp; docs/detectors.md, "Failing
+// alike"): here, a Python traceback cut before its exception line.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "detectors/failure_signature.hpp"
+
+using loopguard::sdk::failed_alike;
+using loopguard::sdk::failure_signature;
+
+namespace {
+
+// A traceback through the same deep frames, ending in `error` (or cut before it: "").
+std::string traceback(int line, const std::string& error) {
+  std::string out =
+      "Traceback (most recent call last):\n  File \"repro.py\", line 21, in <module>\n";
+  for (int i = 0; i < 30; ++i) {
+    out += "  File \"/lib/sklearn/model_selection/_search.py\", line " + std::to_string(600 + i) +
+           ", in fit\n    self._run_search(evaluate_candidates)\n";
+  }
+  out += "  File \"/lib/sklearn/neighbors/nca.py\", line " + std::to_string(line) +
+         ", in _validate_params\n";
+  if (!error.empty()) out += error + "\n";
+  return out;
+}
+
+}  // namespace
+
+TEST_SUITE("failure signature") {
+  TEST_CASE("a traceback cut before its exception line is alike only to an equal one") {
+    const std::string a = failure_signature(traceback(302, ""));
+    const std::string b = failure_signature(traceback(322, ""));
+    CHECK_FALSE(failed_alike(a, b, 80));  // the same frames, maybe two different errors
+    CHECK(failed_alike(a, failure_signature(traceback(302, "")), 80));
+    // With its exception line the same traceback is alike despite a moved line...
+    const std::string c = failure_signature(traceback(302, "TypeError: `tol` must be float"));
+    const std::string d = failure_signature(traceback(303, "TypeError: `tol` must be float"));
+    CHECK(failed_alike(c, d, 80));
+    // ...and one cut traceback against a whole one is not alike either.
+    CHECK_FALSE(failed_alike(a, c, 80));
+    // A threshold of 0 still makes every two failures alike.
+    CHECK(failed_alike(a, b, 0));
+  }
+
+  TEST_CASE("output that is not a cut traceback compares by similarity as before") {
+    CHECK(failed_alike(failure_signature("error: No such file: a.txt\n"),
+                       failure_signature("error: No such file: b.txt\n"), 80));
+    // An indented last line without a traceback is no cut traceback.
+    CHECK(failed_alike(failure_signature("make: *** [all] Error 2\n  see log\n"),
+                       failure_signature("make: *** [all] Error 2\n  see log.\n"), 80));
+  }
+}

@@ -16,6 +16,7 @@ TEST_SUITE("command kinds") {
         R"cmd(python3 -c 'with open("m.py", mode="a") as f: f.write("x")' < m.py)cmd",
         R"cmd(python -c "import pathlib; pathlib.Path('a.py').write_text('')")cmd",
         "python3 - <<'EOF'\nwith open('a.py', 'r+') as f:\n    f.seek(0)\nEOF",
+        "cd src\npython3 <<EOF\nopen('a.py', 'w').write('x')\nEOF\nls",
         R"cmd(cd src && python3.11 -c 'import os; os.replace("a", "b")')cmd",
         R"cmd(node -e 'require("fs").writeFileSync("a.js", "")')cmd",
         R"cmd(python3 -c 'import shutil; shutil.copy("a", "b")')cmd",

@@ -76,14 +76,18 @@ std::vector<std::vector<std::string>> simple_commands(std::string_view command) 
   char quote = 0;  // the quote a newline is inside of, if any (a script's lines are one word)
   for (std::size_t i = 0; i < command.size(); ++i) {
     const char c = command[i];
+    // The operators stay as words (`python3 <<EOF` is code on the command line), their
+    // here-document delimiters do not.
     if (c == '<' && quote == 0 && command.substr(i, 3) == "<<<") {  // a here-string
       flush();
+      out.back().emplace_back("<<<");
       i += 2;
       continue;
     }
     if (c == '<' && quote == 0 && i + 1 < command.size() && command[i + 1] == '<') {
       if (const auto h = heredoc_at(command, i)) {
         flush();
+        out.back().emplace_back("<<");
         heredocs.push_back(h->first);
         i = h->second - 1;
         continue;

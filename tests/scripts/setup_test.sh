@@ -19,7 +19,8 @@ fail() {
 mkdir -p "$work/repo/scripts" "$work/bin"
 sed "s|/run/systemd/system|$work/systemd|" "$repo/scripts/setup.sh" >"$work/repo/scripts/setup.sh"
 chmod +x "$work/repo/scripts/setup.sh"
-grep -q "$work/systemd" "$work/repo/scripts/setup.sh" || fail "setup.sh no longer checks /run/systemd/system"
+grep -q "$work/systemd" "$work/repo/scripts/setup.sh" ||
+  fail "setup.sh no longer checks /run/systemd/system"
 
 # dpkg-query: a package is installed unless it is listed in $work/missing.
 cat >"$work/bin/dpkg-query" <<EOF
@@ -61,7 +62,8 @@ called "^cmake --build build" || fail "did not build"
 # The build set (scripts/run.sh): a tool only the suite uses is not installed.
 suite_only="python3 chromium chromium-driver prometheus haproxy redis-server redis-tools clang-tidy"
 run "cmake $suite_only" yes yes
-called "^apt-get install .* cmake$" || fail "the build set did not install cmake: $(cat "$work/calls")"
+called "^apt-get install .* cmake$" ||
+  fail "the build set did not install cmake: $(cat "$work/calls")"
 for p in $suite_only; do
   called "^apt-get install .* $p( |$)" && fail "the build set installed $p"
 done
@@ -87,7 +89,8 @@ called "^systemctl" && fail "systemctl called without systemd"
 
 # Not configured yet: configured with Ninja, Release.
 run "" no no
-called "^cmake -S \. -B build -G Ninja -DCMAKE_BUILD_TYPE=Release" || fail "a fresh build is not configured"
+called "^cmake -S \. -B build -G Ninja -DCMAKE_BUILD_TYPE=Release" ||
+  fail "a fresh build is not configured"
 
 if ((failures)); then
   echo "setup test: $failures failure(s)" >&2

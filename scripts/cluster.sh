@@ -188,7 +188,8 @@ if ((write_only)); then
   exit 0
 fi
 
-command -v haproxy >/dev/null || die "haproxy is not installed (apt-get install -y haproxy, or scripts/setup.sh --all)"
+command -v haproxy >/dev/null ||
+  die "haproxy is not installed (apt-get install -y haproxy, or scripts/setup.sh --all)"
 haproxy -c -q -f "$dir/haproxy.cfg" || die "haproxy refused $dir/haproxy.cfg"
 
 pids=()

@@ -30,8 +30,7 @@ if(CASE STREQUAL "defaults")
   set(known
     "real-miniswe-pytest-6197-healthy[.]jsonl: healthy. first test_fix warn at event 96 "
     "real-miniswe-sphinx-8035-healthy[.]jsonl: healthy. first result warn at event 110 "
-    "real-autocoderover-matplotlib-25332-healthy[.]jsonl: healthy. first result warn at event 16 "
-    "real-miniswe-pytest-7490-healthy[.]jsonl: healthy. first test_fix warn at event 81 ")
+    "real-autocoderover-matplotlib-25332-healthy[.]jsonl: healthy. first result warn at event 16 ")
   set(dirs "${DATA}/traces" "${DATA}/real")
   if(IS_DIRECTORY "${DATA}/real-heldout")
     list(APPEND dirs "${DATA}/real-heldout")

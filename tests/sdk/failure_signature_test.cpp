@@ -43,6 +43,18 @@ TEST_SUITE("failure signature") {
     CHECK(failed_alike(a, b, 0));
   }
 
+  TEST_CASE("a cut traceback is found after a long header too") {
+    // pytest's session header before a crash's traceback: past the signature's first bytes.
+    std::string header =
+        "============================= test session starts ===========\n"
+        "platform linux -- Python 3.9.20, pytest-6.0.0rc2, py-1.11.0\n"
+        "rootdir: /testbed, configfile: pyproject.toml\ncollected 1 item\n\n";
+    header += "reproduce_issue.py DEBUG: xfailed=None\n" + std::string(200, '.') + "\ns\n";
+    const std::string a = failure_signature(header + traceback(302, ""));
+    const std::string b = failure_signature(header + traceback(322, ""));
+    CHECK_FALSE(failed_alike(a, b, 80));
+  }
+
   TEST_CASE("output that is not a cut traceback compares by similarity as before") {
     CHECK(failed_alike(failure_signature("error: No such file: a.txt\n"),
                        failure_signature("error: No such file: b.txt\n"), 80));

@@ -17,20 +17,24 @@ std::string_view last_bytes(std::string_view s, std::size_t max_bytes) {
 // A Python traceback that stops inside its frames: the output was cut before the exception
 // line, the one line that says what failed (a framework's or a recorder's cut of a long
 // output). Its last non-empty line is indented, as a frame's lines are.
-bool cut_traceback(std::string_view sig) {
-  if (sig.find("Traceback (most recent call last):") == std::string_view::npos) return false;
-  const auto last = sig.find_last_not_of(" \t\r\n");
+bool cut_traceback(std::string_view output) {
+  if (output.find("Traceback (most recent call last):") == std::string_view::npos) return false;
+  const auto last = output.find_last_not_of(" \t\r\n");
   if (last == std::string_view::npos) return false;
-  const auto nl = sig.rfind('\n', last);
+  const auto nl = output.rfind('\n', last);
   const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
-  return sig[start] == ' ' || sig[start] == '\t';
+  return output[start] == ' ' || output[start] == '\t';
 }
+
+// Begins the signature of a cut traceback (masked output cannot hold it).
+constexpr std::string_view kCutMark = "\x01cut traceback\x01\n";
 
 }  // namespace
 
 std::string failure_signature(std::string_view output) {
-  if (output.size() <= kSignatureHead + kSignatureTail) return mask_volatile(output);
-  std::string sig = mask_volatile(utf8::cut(output, kSignatureHead));
+  std::string sig(cut_traceback(output) ? kCutMark : std::string_view());
+  if (output.size() <= kSignatureHead + kSignatureTail) return sig + mask_volatile(output);
+  sig += mask_volatile(utf8::cut(output, kSignatureHead));
   sig += "\n...\n";
   sig += mask_volatile(last_bytes(output, kSignatureTail));
   return sig;
@@ -40,7 +44,7 @@ bool failed_alike(std::string_view a, std::string_view b, double threshold) {
   if (threshold <= 0 || a == b) return true;
   // Without its exception line a traceback says where, not what: two of them through the same
   // frames may be two different errors. Alike only when equal.
-  if (cut_traceback(a) || cut_traceback(b)) return false;
+  if (a.starts_with(kCutMark) || b.starts_with(kCutMark)) return false;
   return similarity::ratio(a, b, threshold) >= threshold;
 }
 

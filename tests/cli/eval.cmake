@@ -30,7 +30,14 @@ if(CASE STREQUAL "defaults")
   set(known
     "real-miniswe-pytest-6197-healthy[.]jsonl: healthy. first test_fix warn at event 96 "
     "real-miniswe-sphinx-8035-healthy[.]jsonl: healthy. first result warn at event 110 "
-    "real-autocoderover-matplotlib-25332-healthy[.]jsonl: healthy. first result warn at event 16 ")
+    "real-autocoderover-matplotlib-25332-healthy[.]jsonl: healthy. first result warn at event 16 "
+    "real-autocoderover-django-12286-healthy[.]jsonl: healthy. first summary warn at event 12 "
+    "real-autocoderover-django-14915-healthy[.]jsonl: healthy. first result warn at event 11 "
+    "real-autocoderover-django-17087-healthy[.]jsonl: healthy. first result warn at event 12 "
+    "real-autocoderover-matplotlib-25311-healthy[.]jsonl: healthy. first result warn at event 20 "
+    "real-autocoderover-sympy-16281-healthy[.]jsonl: healthy. first result warn at event 24 "
+    "real-sweagent-sklearn-13142-c3-loop[.]jsonl: loop within 31. no detection"
+    "real-sweagent-sympy-15678-healthy[.]jsonl: healthy. first exact warn at event 24 ")
   set(dirs "${DATA}/traces" "${DATA}/real")
   if(IS_DIRECTORY "${DATA}/real-heldout")
     list(APPEND dirs "${DATA}/real-heldout")

@@ -76,10 +76,12 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]]; then
   # shellcheck disable=SC2086
   cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${LOOPGUARD_CMAKE_ARGS:-} \
     >/dev/null
-elif ((${#missing[@]})); then
+elif ((${#missing[@]})) || {
+  ((all)) && grep -q '^LOOPGUARD_[A-Z0-9_]*:FILEPATH=.*-NOTFOUND$' "$build_dir/CMakeCache.txt"
+}; then
   # Configured again (its settings kept): the suite registers some tests only where their tool
-  # is found (python3, systemd-analyze, dpkg-deb), and a build that scripts/run.sh configured
-  # before scripts/test.sh installed them would otherwise leave those tests out.
+  # is found (python3, systemd-analyze, dpkg-deb), and a build configured before they were
+  # installed (by scripts/run.sh, or before another install) would otherwise leave them out.
   cmake -S . -B "$build_dir" >/dev/null
 fi
 log="$build_dir/build.log"

@@ -80,12 +80,24 @@ called "^systemctl disable --now prometheus.service$" || fail "prometheus.servic
 called "^systemctl disable --now haproxy.service$" || fail "haproxy.service left running"
 called "^systemctl disable --now redis-server.service$" &&
   fail "redis-server.service disabled though redis-server was installed before"
+run "redis-server" yes yes --all
+called "^systemctl disable --now redis-server.service$" || fail "redis-server.service left running"
 called "^systemctl disable --now chromium" && fail "a service disabled for chromium"
 
 # Without systemd (a container), no systemctl at all.
 run "redis-server" no yes --all
 called "^apt-get install .* redis-server" || fail "--all did not install redis-server"
 called "^systemctl" && fail "systemctl called without systemd"
+
+# --all, nothing missing, but a tool the configure step looked for was not there then (installed
+# since by other means): configured again. The build set leaves that to scripts/test.sh.
+run "" no yes --all
+echo "LOOPGUARD_PYTHON3:FILEPATH=LOOPGUARD_PYTHON3-NOTFOUND" >"$work/repo/build/CMakeCache.txt"
+PATH="$work/bin:$PATH" "$work/repo/scripts/setup.sh" --all >"$work/out" 2>&1
+called "^cmake -S \. -B build$" || fail "not configured again with a tool NOTFOUND in the cache"
+: >"$work/calls"
+PATH="$work/bin:$PATH" "$work/repo/scripts/setup.sh" >"$work/out" 2>&1
+called "^cmake -S" && fail "the build set configured again for a NOTFOUND tool"
 
 # Not configured yet: configured with Ninja, Release.
 run "" no no

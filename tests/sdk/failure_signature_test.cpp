@@ -55,6 +55,15 @@ TEST_SUITE("failure signature") {
     CHECK_FALSE(failed_alike(a, b, 80));
   }
 
+  TEST_CASE("a whole traceback followed by indented output is not a cut one") {
+    // A handled traceback, then a warning quoting its source line (indented).
+    const auto warned = [](int line) {
+      return traceback(line, "KeyError: 'a'") + "handled\nw.py:3: UserWarning: deprecated\n" +
+             "  x = f()\n";
+    };
+    CHECK(failed_alike(failure_signature(warned(302)), failure_signature(warned(303)), 80));
+  }
+
   TEST_CASE("output that is not a cut traceback compares by similarity as before") {
     CHECK(failed_alike(failure_signature("error: No such file: a.txt\n"),
                        failure_signature("error: No such file: b.txt\n"), 80));

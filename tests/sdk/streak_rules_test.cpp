@@ -74,6 +74,20 @@ TEST_SUITE("test_fix") {
     CHECK(fired(last, detector_id::test_fix));
   }
 
+  TEST_CASE("results whose call is unknown are no reruns: they count when they failed alike") {
+    ExecutionEconomicsManager m;
+    const char* failures[] = {"E   TypeError: 'staticmethod' object is not callable",
+                              "E   KeyError: 'collect_ignore'",
+                              "E   AttributeError: 'int' object has no attribute 'split'"};
+    for (const char* failure : failures) {  // no on_tool_call: unpaired
+      CHECK_FALSE(fired(m.on_tool_result("run_tests", false, std::string("1 failed\n") + failure),
+                        detector_id::test_fix));
+    }
+    verdict last;
+    for (int i = 0; i < 3; ++i) last = m.on_tool_result("run_tests", false, "1 failed\nE   X");
+    CHECK(fired(last, detector_id::test_fix));
+  }
+
   TEST_CASE("a file written by inline code is a change between two failing runs") {
     // Each run fails its own way after a fix written with `python3 -c`: debugging, not a rerun.
     // The same runs with a script that only reads the file between them are reruns.

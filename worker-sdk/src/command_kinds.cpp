@@ -18,8 +18,25 @@ bool contains_any(std::string_view haystack, std::initializer_list<std::string_v
   });
 }
 
-// The delimiter of a here-document whose `<<` starts at `at` (`<<-` too, quotes removed), and
-// where the operator and its word end; nullopt for `<<<` (a here-string) or no word.
+// `s` without any occurrence of `drop`, in one pass.
+std::string without(std::string_view s, std::initializer_list<std::string_view> drop) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto hit = std::find_if(drop.begin(), drop.end(),
+                                  [&](std::string_view d) { return s.substr(i).starts_with(d); });
+    if (hit != drop.end()) {
+      i += hit->size();
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+// The delimiter of a here-document whose `<<` starts at `at` (`<<-` too; quoted, as `<<'EOF'`
+// or `<<"END X"`, or not), and where the operator and its word end; nullopt for `<<<` (a
+// here-string) or no word.
 std::optional<std::pair<std::string, std::size_t>> heredoc_at(std::string_view command,
                                                               std::size_t at) {
   std::size_t i = at + 2;
@@ -27,13 +44,23 @@ std::optional<std::pair<std::string, std::size_t>> heredoc_at(std::string_view c
   if (i < command.size() && command[i] == '-') ++i;
   while (i < command.size() && (command[i] == ' ' || command[i] == '\t')) ++i;
   std::string word;
+  char quote = 0;
   for (; i < command.size(); ++i) {
     const char c = command[i];
-    if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<' ||
-        c == '>' || c == '(' || c == ')') {
+    if (quote != 0) {
+      if (c == quote) {
+        quote = 0;
+      } else {
+        word += c;
+      }
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<' ||
+               c == '>' || c == '(' || c == ')') {
       break;
+    } else if (c != '\\') {
+      word += c;
     }
-    if (c != '"' && c != '\'' && c != '\\') word += c;
   }
   if (word.empty()) return std::nullopt;
   return std::pair{word, i};
@@ -56,63 +83,95 @@ std::size_t skip_heredocs(std::string_view command, std::size_t at,
   return line - 1;  // on the newline that ends the last body (or past the end)
 }
 
-// Words of a command line, split on blanks and on the shell's command separators (`;`, `&`,
-// `|`, parentheses, newlines), so that each simple command of `cd x && pytest -q` can be looked
-// at. Separators split inside quotes too (`bash -c 'cd x && pytest'` is read), newlines only
-// outside them (a quoted script's lines stay one argument). Here-document bodies are data:
-// skipped.
-std::vector<std::vector<std::string>> simple_commands(std::string_view command) {
-  std::vector<std::vector<std::string>> out(1);
-  std::string word;
-  std::vector<std::string> heredocs;  // opened on the current line
-  auto flush = [&] {
-    if (!word.empty()) out.back().push_back(std::move(word));
-    word.clear();
-  };
-  auto next_command = [&] {
+// Reads a command line into its simple commands, word by word (simple_commands below).
+class command_reader {
+ public:
+  explicit command_reader(std::string_view command) : c_(command) {}
+
+  std::vector<std::vector<std::string>> read() && {
+    for (i_ = 0; i_ < c_.size(); ++i_) step(c_[i_]);
     flush();
-    if (!out.back().empty()) out.emplace_back();
-  };
-  char quote = 0;  // the quote a newline is inside of, if any (a script's lines are one word)
-  for (std::size_t i = 0; i < command.size(); ++i) {
-    const char c = command[i];
-    // The operators stay as words (`python3 <<EOF` is code on the command line), their
-    // here-document delimiters do not.
-    if (c == '<' && quote == 0 && command.substr(i, 3) == "<<<") {  // a here-string
-      flush();
-      out.back().emplace_back("<<<");
-      i += 2;
-      continue;
+    return std::move(out_);
+  }
+
+ private:
+  void step(char c) {
+    if (c == '\\' && quote_ != '\'' && i_ + 1 < c_.size()) {  // escaped: taken as it is
+      word_ += c;
+      word_ += c_[++i_];
+      return;
     }
-    if (c == '<' && quote == 0 && i + 1 < command.size() && command[i + 1] == '<') {
-      if (const auto h = heredoc_at(command, i)) {
-        flush();
-        out.back().emplace_back("<<");
-        heredocs.push_back(h->first);
-        i = h->second - 1;
-        continue;
-      }
-    }
-    if (c == '\n' && quote == 0) {
+    if (quote_ == 0) track_arithmetic(c);
+    if (quote_ == 0 && operator_word(c)) return;
+    if (c == '\n' && quote_ == 0) {
       next_command();
-      if (!heredocs.empty()) i = skip_heredocs(command, i, heredocs);
-      heredocs.clear();
+      if (!heredocs_.empty()) i_ = skip_heredocs(c_, i_, heredocs_);
+      heredocs_.clear();
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
       flush();
+    } else if (c == '&' && in_redirection()) {
+      word_ += c;  // 2>&1, &>/dev/null: one word, not two commands
     } else if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
       next_command();
     } else if (c == '"' || c == '\'') {
-      if (quote == 0) {
-        quote = c;
-      } else if (quote == c && (c == '\'' || command[i - 1] != '\\')) {
-        quote = 0;
-      }
+      quote_ = quote_ == 0 ? c : (quote_ == c ? 0 : quote_);
     } else {
-      word += c;
+      word_ += c;
     }
   }
-  flush();
-  return out;
+  // `$((` … `))`: inside, `<<` is a shift, not a here-document.
+  void track_arithmetic(char c) {
+    if (c == '$' && c_.substr(i_, 3) == "$((") ++arithmetic_;
+    if (c == ')' && arithmetic_ > 0 && c_.substr(i_, 2) == "))") --arithmetic_;
+  }
+  // `<<<` and `<<WORD` stay words of their command (`python3 <<EOF` is code on the command line);
+  // a here-document's delimiter does not, and its body is skipped at the end of the line.
+  bool operator_word(char c) {
+    if (c != '<' || arithmetic_ > 0 || c_.substr(i_, 2) != "<<") return false;
+    if (c_.substr(i_, 3) == "<<<") {
+      flush();
+      out_.back().emplace_back("<<<");
+      i_ += 2;
+      return true;
+    }
+    const auto h = heredoc_at(c_, i_);
+    if (!h) return false;
+    flush();
+    out_.back().emplace_back("<<");
+    heredocs_.push_back(h->first);
+    i_ = h->second - 1;
+    return true;
+  }
+  bool in_redirection() const {
+    return (i_ > 0 && (c_[i_ - 1] == '>' || c_[i_ - 1] == '<')) ||
+           (i_ + 1 < c_.size() && c_[i_ + 1] == '>');
+  }
+  void flush() {
+    if (!word_.empty()) out_.back().push_back(std::move(word_));
+    word_.clear();
+  }
+  void next_command() {
+    flush();
+    if (!out_.back().empty()) out_.emplace_back();
+  }
+
+  std::string_view c_;
+  std::size_t i_ = 0;
+  std::vector<std::vector<std::string>> out_ = std::vector<std::vector<std::string>>(1);
+  std::string word_;
+  std::vector<std::string> heredocs_;  // opened on the current line
+  char quote_ = 0;                     // newlines inside quotes do not separate commands
+  int arithmetic_ = 0;                 // open `$((`
+};
+
+// Words of a command line, split on blanks and on the shell's command separators (`;`, `&`,
+// `|`, parentheses, newlines), so that each simple command of `cd x && pytest -q` can be looked
+// at. Separators split inside quotes too (`bash -c 'cd x && pytest'` is read), newlines only
+// outside them (a quoted script's lines stay one argument); a backslash escapes the character
+// after it, and the `&` of a redirection (`2>&1`) separates nothing. Here-document bodies are
+// data: skipped.
+std::vector<std::vector<std::string>> simple_commands(std::string_view command) {
+  return command_reader(command).read();
 }
 
 std::string base(const std::string& w) {
@@ -194,27 +253,64 @@ bool is_mutating_simple(const std::vector<std::string>& words) {
   return false;
 }
 
-// The second argument of each `open(` in `code` is a mode that writes ('w', 'a', 'x' or a '+').
+// The top-level arguments of the call whose `(` is at `open`, looking at most kCallScan bytes
+// ahead; nullopt when the call does not close within them.
+constexpr std::size_t kCallScan = 256;
+std::optional<std::vector<std::string_view>> call_args(std::string_view code, std::size_t open) {
+  std::vector<std::string_view> args;
+  std::size_t start = open + 1, depth = 0;
+  char quote = 0;
+  const std::size_t end = std::min(code.size(), open + 1 + kCallScan);
+  for (std::size_t j = open + 1; j < end; ++j) {
+    const char c = code[j];
+    if (c == '\\') {
+      ++j;  // an escaped character (a quote escaped for the shell, too)
+    } else if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      args.push_back(code.substr(start, j - start));
+      start = j + 1;
+    } else if (c == ')') {
+      args.push_back(code.substr(start, j - start));
+      return args;
+    }
+  }
+  return std::nullopt;
+}
+
+// A string literal that is a file mode which writes: `'w'`, `"a+"`, `\"wb\"`, `mode='x'`.
+bool writing_mode(std::string_view arg) {
+  arg.remove_prefix(std::min(arg.find_first_not_of(" \t\n"), arg.size()));
+  if (arg.starts_with("mode=")) arg.remove_prefix(5);
+  if (arg.starts_with('\\')) arg.remove_prefix(1);
+  if (arg.empty() || (arg[0] != '"' && arg[0] != '\'')) return false;
+  const std::string_view m = arg.substr(1, arg.find_first_of("\"'\\", 1) - 1);
+  return !m.empty() && m.size() <= 4 && m.find_first_not_of("rwxabt+") == std::string_view::npos &&
+         m.find_first_of("wax+") != std::string_view::npos;
+}
+
+// A call `open(path, mode)` (or `x.open(mode)`, as pathlib's) in `code` with a mode that writes.
 bool opens_for_writing(std::string_view code) {
   for (auto p = code.find("open("); p != std::string_view::npos; p = code.find("open(", p + 1)) {
-    const auto close = code.find(')', p);
-    const std::string_view inside = code.substr(
-        p + 5, close == std::string_view::npos ? std::string_view::npos : close - (p + 5));
-    const auto comma = inside.find(',');
-    if (comma == std::string_view::npos) continue;  // open(path): reading
-    std::string_view mode = inside.substr(comma + 1);
-    mode.remove_prefix(std::min(mode.find_first_not_of(" \t\n"), mode.size()));
-    if (mode.starts_with("mode=")) mode.remove_prefix(5);
-    if (mode.size() < 2 || (mode[0] != '"' && mode[0] != '\'' && mode[0] != '\\')) continue;
-    if (mode[0] == '\\') mode.remove_prefix(1);  // an escaped quote inside a quoted script
-    const std::string_view m = mode.substr(1, mode.find_first_of("\"'\\", 1) - 1);
-    if (m.find_first_of("wax+") != std::string_view::npos) return true;
+    const auto args = call_args(code, p + 4);
+    if (!args) continue;
+    const bool method = p > 0 && code[p - 1] == '.';
+    for (std::size_t k = 0; k < std::min<std::size_t>(args->size(), 2); ++k) {
+      if ((k == 1 || method) && writing_mode((*args)[k])) return true;
+    }
   }
   return false;
 }
 
 // Code given to an interpreter on its command line (`python3 -c '…'`, `node -e '…'`, a here
-// document fed to `python3 -`) that writes files: a file opened for writing, or a write call.
+// document or here-string fed to `python3`) that writes files: a file opened for writing, or a
+// write call. The whole command line is searched, not only the code.
 bool inline_script_writes(const std::string& command,
                           const std::vector<std::vector<std::string>>& cmds) {
   const bool inline_code = std::any_of(cmds.begin(), cmds.end(), [](const auto& words) {
@@ -230,12 +326,7 @@ bool inline_script_writes(const std::string& command,
                        });
   });
   if (!inline_code) return false;
-  std::string code = command;  // printing is not writing
-  for (std::string_view out : {"stdout.write", "stderr.write"}) {
-    for (auto p = code.find(out); p != std::string::npos; p = code.find(out)) {
-      code.erase(p, out.size());
-    }
-  }
+  const std::string code = without(command, {"stdout.write", "stderr.write"});  // printing
   return opens_for_writing(code) ||
          contains_any(
              code, {".write(", ".writelines(", "write_text(", "write_bytes(", "writeFileSync",
@@ -272,12 +363,7 @@ bool names_read_only_command(std::string_view canonical_args) {
 
 bool is_mutating_command(std::string_view command) {
   // An output redirection writes a file (`2>&1` and `>/dev/null` do not count).
-  std::string c(command);
-  for (std::string_view harmless : {"2>&1", ">/dev/null", "> /dev/null", "&>/dev/null"}) {
-    for (auto p = c.find(harmless); p != std::string::npos; p = c.find(harmless)) {
-      c.erase(p, harmless.size());
-    }
-  }
+  const std::string c = without(command, {"2>&1", ">/dev/null", "> /dev/null", "&>/dev/null"});
   if (shell::is_compound(c) && c.find('>') != std::string::npos) return true;
   const auto cmds = simple_commands(c);
   return std::any_of(cmds.begin(), cmds.end(), is_mutating_simple) || inline_script_writes(c, cmds);

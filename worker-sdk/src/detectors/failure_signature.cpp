@@ -16,14 +16,23 @@ std::string_view last_bytes(std::string_view s, std::size_t max_bytes) {
 
 // A Python traceback that stops inside its frames: the output was cut before the exception
 // line, the one line that says what failed (a framework's or a recorder's cut of a long
-// output). Its last non-empty line is indented, as a frame's lines are.
+// output). Every non-empty line after its last `Traceback (most recent call last):` is
+// indented, as a frame's lines are: no exception line follows.
 bool cut_traceback(std::string_view output) {
-  if (output.find("Traceback (most recent call last):") == std::string_view::npos) return false;
-  const auto last = output.find_last_not_of(" \t\r\n");
-  if (last == std::string_view::npos) return false;
-  const auto nl = output.rfind('\n', last);
-  const std::size_t start = nl == std::string_view::npos ? 0 : nl + 1;
-  return output[start] == ' ' || output[start] == '\t';
+  constexpr std::string_view kHeader = "Traceback (most recent call last):";
+  const auto at = output.rfind(kHeader);
+  if (at == std::string_view::npos) return false;
+  bool frames = false;
+  for (std::size_t line = at + kHeader.size(); line < output.size();) {
+    const std::size_t end = std::min(output.find('\n', line), output.size());
+    const std::string_view text = output.substr(line, end - line);
+    if (text.find_first_not_of(" \t\r") != std::string_view::npos) {
+      if (text[0] != ' ' && text[0] != '\t') return false;  // the exception line, or other output
+      frames = true;
+    }
+    line = end + 1;
+  }
+  return frames;
 }
 
 // Begins the signature of a cut traceback (masked output cannot hold it).

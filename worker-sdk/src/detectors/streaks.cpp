@@ -43,10 +43,10 @@ namespace {
 // `rerun_counts`: the same call failing again with no change since it failed before continues
 // the alike run whatever it says (a rerun of the tests without a change cannot be progress). A
 // different test command after a failure (another file, another runner) is not a rerun: it
-// continues the run only when it failed alike.
+// continues the run only when it failed alike. So is a result whose call is unknown (unpaired).
 failure_streak advance(failure_streak s, const outcome& o, std::size_t event_index,
                        const failure_rule& rule, bool rerun_counts) {
-  const bool rerun = rerun_counts && !s.changed && o.call == s.last_call;
+  const bool rerun = rerun_counts && !s.changed && o.call != 0 && o.call == s.last_call;
   const bool alike =
       s.failures > 0 && (rerun || failed_alike(s.last, o.signature, rule.alike_threshold));
   s.changed = false;

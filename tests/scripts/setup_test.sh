@@ -42,7 +42,13 @@ run() {
   [[ $2 == yes ]] && mkdir "$work/systemd"
   mkdir -p "$work/repo/build"
   [[ $3 == yes ]] && touch "$work/repo/build/CMakeCache.txt"
-  PATH="$work/bin:$PATH" "$work/repo/scripts/setup.sh" "${@:4}" >"$work/out" 2>&1
+  copy "${@:4}"
+}
+# The copy, with the recorders first on PATH and none of the caller's settings (the sanitizer
+# stage runs the suite with LOOPGUARD_BUILD_DIR set).
+copy() {
+  env -u LOOPGUARD_BUILD_DIR -u LOOPGUARD_CMAKE_ARGS PATH="$work/bin:$PATH" \
+    "$work/repo/scripts/setup.sh" "$@" >"$work/out" 2>&1
 }
 called() { grep -qE -- "$1" "$work/calls"; }
 
@@ -93,10 +99,10 @@ called "^systemctl" && fail "systemctl called without systemd"
 # since by other means): configured again. The build set leaves that to scripts/test.sh.
 run "" no yes --all
 echo "LOOPGUARD_PYTHON3:FILEPATH=LOOPGUARD_PYTHON3-NOTFOUND" >"$work/repo/build/CMakeCache.txt"
-PATH="$work/bin:$PATH" "$work/repo/scripts/setup.sh" --all >"$work/out" 2>&1
+copy --all
 called "^cmake -S \. -B build$" || fail "not configured again with a tool NOTFOUND in the cache"
 : >"$work/calls"
-PATH="$work/bin:$PATH" "$work/repo/scripts/setup.sh" >"$work/out" 2>&1
+copy
 called "^cmake -S" && fail "the build set configured again for a NOTFOUND tool"
 
 # Not configured yet: configured with Ninja, Release.

@@ -35,12 +35,11 @@ std::string without(std::string_view s, std::initializer_list<std::string_view> 
 }
 
 // The delimiter of a here-document whose `<<` starts at `at` (`<<-` too; quoted, as `<<'EOF'`
-// or `<<"END X"`, or not), and where the operator and its word end; nullopt for `<<<` (a
-// here-string) or no word.
+// or `<<"END X"`, or not), and where the operator and its word end; nullopt for no word. (A
+// here-string, `<<<`, is the caller's.)
 std::optional<std::pair<std::string, std::size_t>> heredoc_at(std::string_view command,
                                                               std::size_t at) {
   std::size_t i = at + 2;
-  if (i < command.size() && command[i] == '<') return std::nullopt;
   if (i < command.size() && command[i] == '-') ++i;
   while (i < command.size() && (command[i] == ' ' || command[i] == '\t')) ++i;
   std::string word;
@@ -361,30 +360,28 @@ bool names_read_only_command(std::string_view canonical_args) {
   return false;
 }
 
-bool is_mutating_command(std::string_view command) {
+namespace {
+
+using commands = std::vector<std::vector<std::string>>;
+
+// The three readings of one command line, from its simple commands read once.
+bool mutating(std::string_view command, const commands& cmds) {
   // An output redirection writes a file (`2>&1` and `>/dev/null` do not count).
   const std::string c = without(command, {"2>&1", ">/dev/null", "> /dev/null", "&>/dev/null"});
   if (shell::is_compound(c) && c.find('>') != std::string::npos) return true;
-  const auto cmds = simple_commands(c);
   return std::any_of(cmds.begin(), cmds.end(), is_mutating_simple) || inline_script_writes(c, cmds);
 }
 
-bool is_test_tool(std::string_view tool) {
-  const std::string t = ascii::lowercase(tool);
-  return t.find("test") != std::string::npos || t == "pytest" || t == "jest";
-}
-
-bool is_test_command(std::string_view command) {
-  const auto cmds = simple_commands(command);
+bool runs_tests(const commands& cmds) {
   return std::any_of(cmds.begin(), cmds.end(), is_test_simple);
 }
 
-bool is_file_op_command(std::string_view command) {
+bool file_op(std::string_view command, const commands& cmds) {
   if (shell::file_read_target(command)) return true;
   // Every simple command reads or writes a file (a `cd` aside): `cat > conf.py <<EOF … EOF` then
   // `sphinx-build …` fails as a build, and the file tools would not have helped it.
   bool any = false;
-  for (const auto& words : simple_commands(command)) {
+  for (const auto& words : cmds) {
     const std::size_t s = command_start(words);
     if (s >= words.size()) continue;
     const std::string cmd = base(words[s]);
@@ -396,6 +393,30 @@ bool is_file_op_command(std::string_view command) {
     }
   }
   return any;
+}
+
+}  // namespace
+
+command_kind kind_of_command(std::string_view command) {
+  const commands cmds = simple_commands(command);
+  return {mutating(command, cmds), runs_tests(cmds), file_op(command, cmds)};
+}
+
+bool is_mutating_command(std::string_view command) {
+  return mutating(command, simple_commands(command));
+}
+
+bool is_test_tool(std::string_view tool) {
+  const std::string t = ascii::lowercase(tool);
+  return t.find("test") != std::string::npos || t == "pytest" || t == "jest";
+}
+
+bool is_test_command(std::string_view command) {
+  return runs_tests(simple_commands(command));
+}
+
+bool is_file_op_command(std::string_view command) {
+  return file_op(command, simple_commands(command));
 }
 
 bool is_unproductive(bool ok, std::string_view output) {

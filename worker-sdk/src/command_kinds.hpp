@@ -9,6 +9,12 @@ namespace loopguard::sdk {
 // Heuristics over tool names and shell commands (docs/detectors.md, "What counts as progress").
 bool is_mutating_tool(std::string_view tool);
 bool is_mutating_command(std::string_view command);
+// A shell command line's three readings (is_mutating_command, is_test_command,
+// is_file_op_command) from one reading of its simple commands: what a call is recorded with.
+struct command_kind {
+  bool mutating = false, test = false, file_op = false;
+};
+command_kind kind_of_command(std::string_view command);
 // A multi-command tool (an editor tool whose name says it edits, such as `str_replace_editor`)
 // called with a read-only sub-command: its canonical arguments hold a `command` or `action`
 // string whose first word is `view`, `read`, `show`, `list`, `get`, `cat`, `search`, `find`,

@@ -306,10 +306,12 @@ struct ExecutionEconomicsManager::impl : run_state {
     rec.fp = std::move(call_fp);
     const tool_kind& kind = kind_of(tool);
     const bool shell = rec.fp.is_shell;
-    rec.mutating = shell ? kind.mutating || sdk::is_mutating_command(rec.fp.shell_command)
+    const sdk::command_kind line =
+        shell ? sdk::kind_of_command(rec.fp.shell_command) : sdk::command_kind{};
+    rec.mutating = shell ? kind.mutating || line.mutating
                          : kind.mutating && !sdk::names_read_only_command(rec.fp.canonical_args);
-    rec.test_run = kind.test || (shell && sdk::is_test_command(rec.fp.shell_command));
-    rec.file_op = shell && sdk::is_file_op_command(rec.fp.shell_command);
+    rec.test_run = kind.test || line.test;
+    rec.file_op = line.file_op;
     rec.novel = !history.seen_exact(rec.fp.exact, index);
     rec.progress = rec.mutating && rec.novel;
     return rec;

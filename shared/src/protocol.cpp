@@ -70,8 +70,11 @@ void read_cost(object& x, std::string_view key, cost& out) {
   c.number("amount", out.amount, 0, kMaxEventAmount);
 }
 
+// A sum (a verdict's wasted cost) may pass what one event may carry, and read_cost takes no more:
+// written saturated at those limits, so that every frame sent parses.
 json cost_json(const cost& c) {
-  return {{"tokens", c.tokens}, {"amount", c.amount}};
+  const cost s = sanitized(c);
+  return {{"tokens", s.tokens}, {"amount", s.amount}};
 }
 
 void parse_event(object x, event& e) {

@@ -70,6 +70,25 @@ TEST_SUITE("protocol") {
     CHECK_FALSE(old.contains("unit"));
   }
 
+  TEST_CASE("a verdict's summed cost past one event's limit is written saturated, and parses") {
+    // Found by the fuzzer: many charges summed into a wasted cost above 1e12 tokens made a
+    // verdict frame that our own parser refused.
+    protocol::verdict v;
+    v.swarm = "s";
+    v.tool = "delegate";
+    v.kind = "exact";
+    v.fingerprint = 0x77;
+    v.level = loopguard::severity::warn;
+    v.message = "m";
+    v.spent = {protocol::kMaxEventTokens * 2, protocol::kMaxEventAmount * 3};
+    const auto back = protocol::parse(protocol::serialize(protocol::message{v}));
+    REQUIRE(back.has_value());
+    const auto* pv = std::get_if<protocol::verdict>(&*back);
+    REQUIRE(pv != nullptr);
+    CHECK(pv->spent.tokens == protocol::kMaxEventTokens);
+    CHECK(pv->spent.amount == protocol::kMaxEventAmount);
+  }
+
   TEST_CASE("a hand-off's peer (feature handoff): JSON and LGB2, a bad one refuses the event") {
     const auto ok = parse(R"({"type":"events","events":[{"seq":7,"tool":"delegate",)"
                           R"("exact":"0000000000000001","structural":"0000000000000002","t":1,)"

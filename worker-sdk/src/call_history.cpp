@@ -18,6 +18,19 @@ call_record* call_history::find_open(std::string_view tool, std::string_view id)
   return nullptr;
 }
 
+std::size_t call_history::calls_in_turns(std::size_t turns, std::size_t open_turn) const {
+  std::size_t n = 0;
+  std::size_t turn = open_turn;
+  for (; n < size(); ++n) {
+    const std::size_t t = newest(n).turn;
+    if (t == turn) continue;  // a turn's calls are adjacent
+    if (turns == 0) break;
+    --turns;
+    turn = t;
+  }
+  return n;
+}
+
 bool call_history::seen_exact(std::uint64_t exact, std::size_t upto) const {
   for (std::size_t i = 0; i < calls_.size() && calls_[i].event_index < upto; ++i) {
     if (calls_[i].fp.exact == exact) return true;

@@ -14,6 +14,9 @@ namespace loopguard::sdk {
 
 struct call_record {
   std::size_t event_index = 0;  // manager event index of the call
+  // The model turn that made the call, from 1; the parallel calls of one turn (calls with no
+  // result between them) share it, and the rules that count attempts count a turn once.
+  std::size_t turn = 0;
   std::string tool;
   std::string id;
   std::string peer;  // the worker the call hands work to; empty: none
@@ -45,6 +48,10 @@ class call_history {
   void push(call_record&& r);
   // The oldest unanswered call with this id (if `id` is set) or of this tool; nullptr if none.
   call_record* find_open(std::string_view tool, std::string_view id);
+  // How many of the newest calls (since the last restart) the newest `turns` turns made: a
+  // window of attempts, as the parallel calls of one turn are one attempt. Calls of `open_turn`
+  // (the turn of a call being judged, not yet pushed) are in it without counting as a turn.
+  std::size_t calls_in_turns(std::size_t turns, std::size_t open_turn = 0) const;
   // True when a call with this exact fingerprint is already in the history (before `upto`).
   bool seen_exact(std::uint64_t exact, std::size_t upto) const;
   // The newest call was refused or the run stopped: it never ran, so no result pairs with it.

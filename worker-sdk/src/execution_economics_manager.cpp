@@ -68,6 +68,7 @@ struct run_state {
   sdk::streak text_turns;
   sdk::failure_streak test_failures, shell_failures;
   std::uint32_t consecutive_failures = 0;
+  std::size_t failed_turn = 0;  // the turn of the last failed result's call (0: none, unknown)
   double cost = 0;
   std::optional<double> started_at;
   bool streaming = false;
@@ -159,6 +160,18 @@ struct ExecutionEconomicsManager::impl : run_state {
   std::size_t last_index() const { return next_index == 0 ? 0 : next_index - 1; }
 
   void new_turn() { ++stats.turns; }
+
+  // Failures in a row for the limit: the failed results of one turn's parallel calls are one
+  // failure; any success resets the count.
+  void count_failure(bool ok, const sdk::call_record* rec) {
+    const std::size_t turn = rec != nullptr ? rec->turn : 0;
+    if (ok) {
+      consecutive_failures = 0;
+    } else if (turn == 0 || turn != failed_turn) {
+      ++consecutive_failures;
+    }
+    failed_turn = ok ? 0 : turn;
+  }
 
   void add_limits(std::vector<finding>& out, std::size_t index) {
     sdk::safety_limits::usage u;
@@ -301,6 +314,7 @@ struct ExecutionEconomicsManager::impl : run_state {
                              std::string_view id) {
     sdk::call_record rec;
     rec.event_index = index;
+    rec.turn = stats.turns;
     rec.tool = std::string(tool);
     rec.id = std::string(id);
     rec.fp = std::move(call_fp);
@@ -408,18 +422,19 @@ struct ExecutionEconomicsManager::impl : run_state {
       signature = own.empty() && rec != nullptr ? std::string_view(rec->failure) : own;
     }
     const std::uint64_t call_fp = rec != nullptr ? rec->fp.exact : 0;
+    const std::size_t turn = rec != nullptr ? rec->turn : 0;
     if (call.test_run && config.test_fix.enabled) {
       report(out,
-             sdk::test_fix_result(test_failures, {test_failed, signature, false, call_fp}, index,
-                                  config.test_fix, call.command),
+             sdk::test_fix_result(test_failures, {test_failed, signature, false, call_fp, turn},
+                                  index, config.test_fix, call.command),
              test_failures, detector_id::test_fix);
     }
     if (call.shell && config.bash_cascade.enabled) {
-      report(
-          out,
-          sdk::bash_cascade_result(shell_failures, {shell_failed, signature, call.file_op, call_fp},
-                                   index, config.bash_cascade, call.command),
-          shell_failures, detector_id::bash_cascade);
+      report(out,
+             sdk::bash_cascade_result(shell_failures,
+                                      {shell_failed, signature, call.file_op, call_fp, turn}, index,
+                                      config.bash_cascade, call.command),
+             shell_failures, detector_id::bash_cascade);
     }
   }
 
@@ -441,7 +456,7 @@ struct ExecutionEconomicsManager::impl : run_state {
       report(findings, sdk::check_result(history, *rec, config.result),
              {detector_id::result, result});
     }
-    consecutive_failures = ok ? 0 : consecutive_failures + 1;
+    count_failure(ok, rec);
     add_limits(findings, index);
     note(index, "tool_result", tool, output, ok);
     maybe_judge(findings, index);

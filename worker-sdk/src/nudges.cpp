@@ -88,7 +88,8 @@ nudge_text result_body(const finding& f) {
   const std::string& tool = f.tool;
   switch (f.detector) {
     case detector_id::result:
-      return {"The last " + n(f.count) + " calls (most recently `" + tool +
+      // Attempts: the parallel calls of one turn are one (docs/detectors.md).
+      return {"The last " + n(f.count) + " attempts (most recently `" + tool +
                   "`) all failed with the same error.",
               "Read that error and fix its cause before calling anything else."};
     case detector_id::test_fix:

@@ -185,7 +185,8 @@ struct similar_walk {
   }
 };
 
-// Cheap first pass: without enough failed calls of the tool there is nothing to compare.
+// Cheap first pass: without enough failed calls of the tool there is nothing to compare (the
+// calls bound the attempts counted below from above).
 std::uint32_t failed_calls(const similar_walk& walk) {
   std::uint32_t n = 0;
   for (std::size_t i = 0; i < walk.look; ++i) {
@@ -197,7 +198,8 @@ std::uint32_t failed_calls(const similar_walk& walk) {
 }
 
 struct similar_chain {
-  std::uint32_t count = 1;  // the current call included
+  std::uint32_t count = 1;       // attempts, the current call included (one per turn)
+  std::size_t counted_turn = 0;  // the turn counted last
   std::size_t start = 0;
   std::uint64_t latest = 0;          // the result of the most recent similar failure
   std::set<std::uint64_t> distinct;  // exact fingerprints counted
@@ -215,6 +217,7 @@ similar_chain count_similar(const similar_walk& walk, double threshold, double r
   similar_chain c;
   const call_record* newest_failure = nullptr;  // the most recent similar failure
   c.start = walk.current.event_index;
+  c.counted_turn = walk.current.turn;
   c.distinct.insert(walk.current.fp.exact);
   std::optional<similarity::cached_ratio> cached;  // built only when there is a candidate
   bool have_latest = false;
@@ -233,7 +236,9 @@ similar_chain count_similar(const similar_walk& walk, double threshold, double r
     } else if (r.result != c.latest && !(errors_alike(r, *newest_failure, result_threshold))) {
       break;  // failing differently each time: the agent is learning something
     }
-    ++c.count;
+    // The parallel calls of one turn are one attempt (a turn's calls are adjacent).
+    if (r.turn != c.counted_turn) ++c.count;
+    c.counted_turn = r.turn;
     c.start = r.event_index;
     c.distinct.insert(r.fp.exact);
     c.min_score = std::min(c.min_score, score);
@@ -246,7 +251,7 @@ similar_chain count_similar(const similar_walk& walk, double threshold, double r
 std::optional<finding> check_similar_args(const call_history& history, const call_record& current,
                                           const similar_args_rule& rule, const ladder& steps,
                                           bool outcome_aware) {
-  const similar_walk walk{history, current, std::min<std::size_t>(history.size(), rule.window - 1),
+  const similar_walk walk{history, current, history.calls_in_turns(rule.window - 1, current.turn),
                           outcome_aware, rule.identical_errors};
   if (failed_calls(walk) + 1 < steps.warn_at) return std::nullopt;
   const similar_chain c = count_similar(walk, rule.threshold, rule.result_threshold);

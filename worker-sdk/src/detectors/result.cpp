@@ -27,8 +27,9 @@ std::optional<finding> check_result(const call_history& history, const call_reco
   if (answered.ok) return std::nullopt;
   const bool unknown_only = rule.count_errors == result_rule::errors::unknown_tool;
   if (unknown_only && !names_unknown_tool(answered.failure)) return std::nullopt;
-  const std::size_t look = std::min<std::size_t>(history.size(), rule.window);
-  std::uint32_t count = 0;
+  const std::size_t look = history.calls_in_turns(rule.window);
+  std::uint32_t count = 0;  // attempts: the parallel calls of one turn are one attempt
+  std::size_t counted_turn = 0;
   std::size_t start = answered.event_index;
   std::set<std::uint64_t> calls;
   for (std::size_t i = 0; i < look; ++i) {
@@ -40,7 +41,9 @@ std::optional<finding> check_result(const call_history& history, const call_reco
                       (rule.alike_threshold < 100 && !r.ok && !answered.ok &&
                        failed_alike(r.failure, answered.failure, rule.alike_threshold));
     if (!same || (unknown_only && !names_unknown_tool(r.failure))) continue;
-    ++count;
+    // A turn's calls are adjacent in the history, so one comparison finds its others.
+    if (count == 0 || r.turn != counted_turn) ++count;
+    counted_turn = r.turn;
     start = std::min(start, r.event_index);
     calls.insert(r.fp.exact);
   }
@@ -51,7 +54,7 @@ std::optional<finding> check_result(const call_history& history, const call_reco
   f.count = count;
   f.steps = rule.steps;
   f.loop_start = start;
-  f.confidence = calls.size() == count ? 0.9 : 0.8;
+  f.confidence = calls.size() >= count ? 0.9 : 0.8;
   f.tool = answered.tool;
   return f;
 }

@@ -39,23 +39,35 @@ streak_step<streak> summary_turn(streak s, bool after_text, std::size_t event_in
 
 namespace {
 
-// The failure streak after `o`.
+// Whether the failure `o` continues the alike run.
 // `rerun_counts`: the same call failing again with no change since it failed before continues
 // the alike run whatever it says (a rerun of the tests without a change cannot be progress). A
 // different test command after a failure (another file, another runner) is not a rerun: it
 // continues the run only when it failed alike. So is a result whose call is unknown (unpaired).
-failure_streak advance(failure_streak s, const outcome& o, std::size_t event_index,
-                       const failure_rule& rule, bool rerun_counts) {
+bool continues_alike(const failure_streak& s, const outcome& o, const failure_rule& rule,
+                     bool rerun_counts) {
   const bool rerun = rerun_counts && !s.changed && o.call != 0 && o.call == s.last_call;
-  const bool alike =
-      s.failures > 0 && (rerun || failed_alike(s.last, o.signature, rule.alike_threshold));
+  return s.failures > 0 && (rerun || failed_alike(s.last, o.signature, rule.alike_threshold));
+}
+
+// The failure `o` comes from a call of the same turn as the last failure. The parallel calls of
+// one turn are one attempt: alike to the last failure, it counts nothing more; unlike it, it
+// starts a new alike run but is no further failure in a row.
+bool same_turn(const failure_streak& s, const outcome& o) {
+  return o.turn != 0 && o.turn == s.last_turn;
+}
+
+// The failure streak after the failure `o`.
+failure_streak advance(failure_streak s, const outcome& o, bool alike, std::size_t event_index) {
+  const bool another_attempt = !same_turn(s, o);
+  s.last_turn = o.turn;
   s.changed = false;
   s.last_call = o.call;
   if (!alike) {
     s.alike.clear();
     s.file_ops = 0;
   }
-  if (s.failures++ == 0) s.first = event_index;
+  if (another_attempt && s.failures++ == 0) s.first = event_index;
   s.alike.hit(event_index);
   if (o.file_op) ++s.file_ops;
   s.last.assign(o.signature);
@@ -90,7 +102,9 @@ streak_step<failure_streak> test_fix_result(failure_streak s, const outcome& o,
     s.clear();
     return {s, std::nullopt, true};
   }
-  s = advance(std::move(s), o, event_index, rule, true);
+  const bool alike = continues_alike(s, o, rule, true);
+  if (alike && same_turn(s, o)) return {std::move(s), std::nullopt};
+  s = advance(std::move(s), o, alike, event_index);
   auto found =
       failure_finding(detector_id::test_fix, fixed_loop::failing_test_runs, s, rule, command, {});
   return {std::move(s), std::move(found)};
@@ -103,7 +117,9 @@ streak_step<failure_streak> bash_cascade_result(failure_streak s, const outcome&
     s.clear();
     return {s, std::nullopt, true};
   }
-  s = advance(std::move(s), o, event_index, rule, false);
+  const bool alike = continues_alike(s, o, rule, false);
+  if (alike && same_turn(s, o)) return {std::move(s), std::nullopt};
+  s = advance(std::move(s), o, alike, event_index);
   const bool mostly_files = 2 * s.file_ops >= s.alike.length;
   auto found = failure_finding(detector_id::bash_cascade, fixed_loop::failing_shell_commands, s,
                                rule, command, mostly_files ? "file_ops" : "");

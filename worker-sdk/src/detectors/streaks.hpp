@@ -35,6 +35,7 @@ struct failure_streak {
   std::uint32_t file_ops = 0;
   bool changed = false;         // a change was made since the last failure (test_fix)
   std::uint64_t last_call = 0;  // the exact fingerprint of the last failure's call (0: unknown)
+  std::size_t last_turn = 0;    // the turn of the last failure's call (0: unknown)
 
   void clear() {
     alike.clear();
@@ -44,6 +45,7 @@ struct failure_streak {
     file_ops = 0;
     changed = false;
     last_call = 0;
+    last_turn = 0;
   }
 };
 
@@ -53,6 +55,7 @@ struct outcome {
   std::string_view signature;  // failure_signature() of the output, when failed
   bool file_op = false;        // bash_cascade: the command read or wrote a file
   std::uint64_t call = 0;      // the exact fingerprint of its call (0: unknown)
+  std::size_t turn = 0;        // the turn of its call (0: unknown)
 };
 
 // What a streak rule says about one event.

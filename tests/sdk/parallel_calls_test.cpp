@@ -20,21 +20,30 @@ struct planned_call {
   std::string output;
 };
 
-// One turn: every call first, then every result, each paired by its id. Returns the verdicts of
-// the results.
+enum class answers { in_order, reversed };
+
+// One turn: every call first, then every result, each paired by its id (the results in the
+// calls' order or the reverse). Returns the verdicts of the results, in the calls' order.
 std::vector<verdict> parallel_turn(ExecutionEconomicsManager& m,
-                                   const std::vector<planned_call>& calls) {
-  static int next_id = 0;
+                                   const std::vector<planned_call>& calls,
+                                   answers order = answers::in_order) {
   std::vector<std::string> ids;
   for (const planned_call& c : calls) {
-    ids.push_back("c" + std::to_string(next_id++));
+    ids.push_back("c" + std::to_string(m.events()));
     m.on_tool_call_json(c.tool, c.args, ids.back());
   }
-  std::vector<verdict> out;
-  for (std::size_t i = 0; i < calls.size(); ++i) {
-    out.push_back(m.on_tool_result(calls[i].tool, calls[i].ok, calls[i].output, ids[i]));
+  std::vector<verdict> out(calls.size());
+  for (std::size_t k = 0; k < calls.size(); ++k) {
+    const std::size_t i = order == answers::in_order ? k : calls.size() - 1 - k;
+    out[i] = m.on_tool_result(calls[i].tool, calls[i].ok, calls[i].output, ids[i]);
   }
   return out;
+}
+
+std::size_t count_fired(const std::vector<verdict>& vs, detector_id d) {
+  std::size_t n = 0;
+  for (const verdict& v : vs) n += fired(v, d) ? 1 : 0;
+  return n;
 }
 
 // The same calls one after another: each call, then its result.
@@ -74,9 +83,15 @@ TEST_SUITE("parallel calls") {
     CHECK_FALSE(any_fired(parallel_turn(m, missing_reads(0)), detector_id::result));
     CHECK_FALSE(any_fired(parallel_turn(m, missing_reads(1)), detector_id::result));
     const std::vector<verdict> third = parallel_turn(m, missing_reads(2));
-    REQUIRE(fired(third.back(), detector_id::result));
-    CHECK(get(third.back(), detector_id::result).count == 3);  // turns, not the nine calls
-    CHECK(get(third.back(), detector_id::result).confidence == doctest::Approx(0.9));
+    REQUIRE(fired(third.front(), detector_id::result));
+    CHECK(get(third.front(), detector_id::result).count == 3);  // turns, not the seven calls
+    CHECK(get(third.front(), detector_id::result).confidence == doctest::Approx(0.9));
+    // The turn's later failures add no attempt: the nudge is given once.
+    CHECK(count_fired(third, detector_id::result) == 1);
+    // The fourth turn answered in reverse order: one detection, one attempt more.
+    const std::vector<verdict> fourth = parallel_turn(m, missing_reads(3), answers::reversed);
+    REQUIRE(count_fired(fourth, detector_id::result) == 1);
+    CHECK(get(fourth.back(), detector_id::result).count == 4);
 
     ExecutionEconomicsManager sequential;
     const std::vector<verdict> vs = one_by_one(sequential, missing_reads(0));
@@ -166,10 +181,73 @@ TEST_SUITE("parallel calls") {
     CHECK(terminated);
   }
 
+  TEST_CASE("result: a success in the turn ends the error streak, as it would one by one") {
+    ExecutionEconomicsManager m;
+    for (int turn = 0; turn < 4; ++turn) {
+      std::vector<planned_call> calls = missing_reads(turn);
+      calls[1].ok = true;
+      calls[1].output = "def main():\n    pass\n";
+      CHECK_FALSE(any_fired(parallel_turn(m, calls), detector_id::result));
+    }
+  }
+
+  TEST_CASE("test_fix: failures of one turn unlike each other are one failure in a row") {
+    // Every run fails its own way: only give_up_at (10 failures in a row) speaks, at the tenth
+    // turn, where one by one the same runs reach it at the fifth.
+    const char* errors[] = {"TypeError: unsupported operand type(s) for +",
+                            "KeyError: 'collect_ignore'",
+                            "AttributeError: 'int' object has no attribute 'split'",
+                            "ValueError: invalid literal for int() with base 10",
+                            "ImportError: cannot import name 'helper' from 'pkg'",
+                            "ZeroDivisionError: division by zero",
+                            "IndexError: list index out of range",
+                            "NameError: name 'config' is not defined",
+                            "RecursionError: maximum recursion depth exceeded",
+                            "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff"};
+    const auto turn = [&errors](int i) {
+      return std::vector<planned_call>{
+          {"bash", R"({"command":"pytest tests/a.py"})", false,
+           std::string("E   ") + errors[i % 10] + "\n1 failed"},
+          {"bash", R"({"command":"pytest tests/b.py"})", false,
+           std::string("E   ") + errors[(i + 5) % 10] + "\n1 failed"},
+      };
+    };
+    ExecutionEconomicsManager m;
+    for (int i = 0; i < 9; ++i) {
+      step(m, "edit_file", R"({"path":"p.py","new":")" + std::to_string(i) + "\"}", true, "ok");
+      CHECK_FALSE(any_fired(parallel_turn(m, turn(i)), detector_id::test_fix));
+    }
+    step(m, "edit_file", R"({"path":"p.py","new":"9"})", true, "ok");
+    const std::vector<verdict> tenth = parallel_turn(m, turn(9));
+    REQUIRE(fired(tenth.front(), detector_id::test_fix));
+    CHECK(get(tenth.front(), detector_id::test_fix).count == 10);
+
+    ExecutionEconomicsManager sequential;
+    bool fired_by_fifth = false;
+    for (int i = 0; i < 5; ++i) {
+      step(sequential, "edit_file", R"({"path":"p.py","new":")" + std::to_string(i) + "\"}", true,
+           "ok");
+      fired_by_fifth = any_fired(one_by_one(sequential, turn(i)), detector_id::test_fix);
+    }
+    CHECK(fired_by_fifth);
+  }
+
+  TEST_CASE("a refused call ends its turn: the next call starts another") {
+    // The sixth identical call is refused (exact, critical); the agent does not run it, reports
+    // no result for it, and its next call answers the refusal.
+    ExecutionEconomicsManager agent;
+    for (int i = 0; i < 5; ++i) step(agent, "bash", R"({"command":"ls"})", true, "a.py");
+    REQUIRE(agent.on_tool_call_json("bash", R"({"command":"ls"})").action == action::reject);
+    const std::uint64_t turns = agent.stats().turns;
+    agent.on_tool_call_json("bash", R"({"command":"ls -la"})");
+    CHECK(agent.stats().turns == turns + 1);
+  }
+
   TEST_CASE("a text opens the turn its calls belong to, a result closes it") {
     ExecutionEconomicsManager m;
     m.on_text("I will read three files at once.");
     CHECK_FALSE(any_fired(parallel_turn(m, missing_reads(0)), detector_id::result));
+    CHECK(m.stats().turns == 1);
     // The same three reads, each after the previous result, are three turns.
     CHECK(any_fired(one_by_one(m, missing_reads(1)), detector_id::result));
   }

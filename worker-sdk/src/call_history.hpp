@@ -14,8 +14,9 @@ namespace loopguard::sdk {
 
 struct call_record {
   std::size_t event_index = 0;  // manager event index of the call
-  // The model turn that made the call, from 1; the parallel calls of one turn (calls with no
-  // result between them) share it, and the rules that count attempts count a turn once.
+  // The model turn that made the call, from 1 (the manager's turn count): calls with only other
+  // calls between them, after the turn's text if any, share it (the parallel calls of one
+  // turn), and the rules that count attempts count a turn once.
   std::size_t turn = 0;
   std::string tool;
   std::string id;

@@ -45,7 +45,9 @@ std::size_t history_capacity(const manager_config& c) {
   return std::max<std::size_t>(cap, std::size_t{c.cycle.max_length} * 8);
 }
 
-enum class last_event { none, text, tool_call, tool_result, user };
+// The event before: a call that follows a tool_call or a text joins its turn (the parallel calls
+// of one turn), any other starts one. A refused call ends its turn: its refusal is the answer.
+enum class last_event { none, text, tool_call, tool_result, user, refusal };
 
 // Everything one run accumulates. reset() replaces it whole, so no member can survive a reset
 // by being forgotten.
@@ -167,10 +169,11 @@ struct ExecutionEconomicsManager::impl : run_state {
     const std::size_t turn = rec != nullptr ? rec->turn : 0;
     if (ok) {
       consecutive_failures = 0;
-    } else if (turn == 0 || turn != failed_turn) {
-      ++consecutive_failures;
+      failed_turn = 0;
+      return;
     }
-    failed_turn = ok ? 0 : turn;
+    if (turn == 0 || turn != failed_turn) ++consecutive_failures;
+    if (turn != 0) failed_turn = turn;  // an unpaired failure between keeps the turn known
   }
 
   void add_limits(std::vector<finding>& out, std::size_t index) {
@@ -388,7 +391,10 @@ struct ExecutionEconomicsManager::impl : run_state {
     verdict v = decide(findings, index, true, match);
     // A refused call never runs: no result will pair with it.
     const bool refused = v.action == action::reject || v.action == action::terminate;
-    if (refused) history.mark_not_run();
+    if (refused) {
+      history.mark_not_run();
+      last = last_event::refusal;
+    }
     if (sink) pending.on_call(*history.last(), refused, sink);
     return v;
   }
@@ -453,8 +459,8 @@ struct ExecutionEconomicsManager::impl : run_state {
     std::vector<finding> findings;
     judge_streaks(findings, call, rec, ok, output, index);
     if (rec != nullptr && config.result.enabled) {
-      report(findings, sdk::check_result(history, *rec, config.result),
-             {detector_id::result, result});
+      sdk::result_check c = sdk::check_result(history, *rec, config.result);
+      if (!c.counted_before) report(findings, std::move(c.found), {detector_id::result, result});
     }
     count_failure(ok, rec);
     add_limits(findings, index);

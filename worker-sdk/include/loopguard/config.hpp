@@ -65,8 +65,8 @@ struct similar_args_rule {
 
 struct result_rule {
   bool enabled = true;
-  ladder steps{3, 6};  // calls that ended in the same error
-  std::uint32_t window = 10;
+  ladder steps{3, 6};         // attempts (turns: docs/detectors.md) that ended in the same error
+  std::uint32_t window = 10;  // turns looked at
   std::uint32_t min_distinct_calls = 2;  // different calls among them (1: repeats count too)
   bool same_tool = false;                // only errors of the same tool count (goose)
   // Errors alike: ratio() of the failure signatures, 0..100; 100 = only the same result

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace loopguard::sdk {
 
@@ -22,14 +23,15 @@ bool names_unknown_tool(std::string_view text) {
   return false;
 }
 
-std::optional<finding> check_result(const call_history& history, const call_record& answered,
-                                    const result_rule& rule) {
-  if (answered.ok) return std::nullopt;
+result_check check_result(const call_history& history, const call_record& answered,
+                          const result_rule& rule) {
+  if (answered.ok) return {};
   const bool unknown_only = rule.count_errors == result_rule::errors::unknown_tool;
-  if (unknown_only && !names_unknown_tool(answered.failure)) return std::nullopt;
+  if (unknown_only && !names_unknown_tool(answered.failure)) return {};
   const std::size_t look = history.calls_in_turns(rule.window);
-  std::uint32_t count = 0;  // attempts: the parallel calls of one turn are one attempt
-  std::size_t counted_turn = 0;
+  std::uint32_t count = 0;       // attempts: the parallel calls of one turn are one attempt
+  std::size_t counted_turn = 0;  // none yet (turns start at 1)
+  bool counted_before = false;
   std::size_t start = answered.event_index;
   std::set<std::uint64_t> calls;
   for (std::size_t i = 0; i < look; ++i) {
@@ -42,12 +44,14 @@ std::optional<finding> check_result(const call_history& history, const call_reco
                        failed_alike(r.failure, answered.failure, rule.alike_threshold));
     if (!same || (unknown_only && !names_unknown_tool(r.failure))) continue;
     // A turn's calls are adjacent in the history, so one comparison finds its others.
-    if (count == 0 || r.turn != counted_turn) ++count;
+    if (r.turn != counted_turn) ++count;
     counted_turn = r.turn;
+    if (r.turn == answered.turn && &r != &answered) counted_before = true;
     start = std::min(start, r.event_index);
     calls.insert(r.fp.exact);
   }
-  if (count < rule.steps.warn_at || calls.size() < rule.min_distinct_calls) return std::nullopt;
+  if (counted_before) return {std::nullopt, true};
+  if (count < rule.steps.warn_at || calls.size() < rule.min_distinct_calls) return {};
   finding f;
   f.detector = detector_id::result;
   f.identity = answered.result;
@@ -56,7 +60,7 @@ std::optional<finding> check_result(const call_history& history, const call_reco
   f.loop_start = start;
   f.confidence = calls.size() >= count ? 0.9 : 0.8;
   f.tool = answered.tool;
-  return f;
+  return {std::move(f)};
 }
 
 }  // namespace loopguard::sdk

@@ -15,7 +15,15 @@ namespace loopguard::sdk {
 // called a tool that does not exist (result_rule::errors::unknown_tool).
 bool names_unknown_tool(std::string_view text);
 
-std::optional<finding> check_result(const call_history& history, const call_record& answered,
-                                    const result_rule& rule);
+// What the rule says about a result. `counted_before`: a failure of the same turn was counted
+// already (the parallel calls of one turn are one attempt), so this one adds nothing, and the
+// caller reports nothing either way (no finding again, and the loop is not left).
+struct result_check {
+  std::optional<finding> found;
+  bool counted_before = false;
+};
+
+result_check check_result(const call_history& history, const call_record& answered,
+                          const result_rule& rule);
 
 }  // namespace loopguard::sdk

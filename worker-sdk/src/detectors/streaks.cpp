@@ -39,35 +39,31 @@ streak_step<streak> summary_turn(streak s, bool after_text, std::size_t event_in
 
 namespace {
 
-// Whether the failure `o` continues the alike run.
+// The parallel calls of one turn are one attempt, and the turn's first failure stands for it: a
+// later failure of the same turn neither extends the streak nor breaks it (docs/detectors.md,
+// "Parallel calls of one turn").
+bool later_in_turn(const failure_streak& s, const outcome& o) {
+  return s.failures > 0 && o.turn != 0 && o.turn == s.last_turn;
+}
+
+// The failure streak after the failure `o`.
 // `rerun_counts`: the same call failing again with no change since it failed before continues
 // the alike run whatever it says (a rerun of the tests without a change cannot be progress). A
 // different test command after a failure (another file, another runner) is not a rerun: it
 // continues the run only when it failed alike. So is a result whose call is unknown (unpaired).
-bool continues_alike(const failure_streak& s, const outcome& o, const failure_rule& rule,
-                     bool rerun_counts) {
+failure_streak advance(failure_streak s, const outcome& o, std::size_t event_index,
+                       const failure_rule& rule, bool rerun_counts) {
   const bool rerun = rerun_counts && !s.changed && o.call != 0 && o.call == s.last_call;
-  return s.failures > 0 && (rerun || failed_alike(s.last, o.signature, rule.alike_threshold));
-}
-
-// The failure `o` comes from a call of the same turn as the last failure. The parallel calls of
-// one turn are one attempt: alike to the last failure, it counts nothing more; unlike it, it
-// starts a new alike run but is no further failure in a row.
-bool same_turn(const failure_streak& s, const outcome& o) {
-  return o.turn != 0 && o.turn == s.last_turn;
-}
-
-// The failure streak after the failure `o`.
-failure_streak advance(failure_streak s, const outcome& o, bool alike, std::size_t event_index) {
-  const bool another_attempt = !same_turn(s, o);
-  s.last_turn = o.turn;
+  const bool alike =
+      s.failures > 0 && (rerun || failed_alike(s.last, o.signature, rule.alike_threshold));
   s.changed = false;
   s.last_call = o.call;
+  s.last_turn = o.turn;
   if (!alike) {
     s.alike.clear();
     s.file_ops = 0;
   }
-  if (another_attempt && s.failures++ == 0) s.first = event_index;
+  if (s.failures++ == 0) s.first = event_index;
   s.alike.hit(event_index);
   if (o.file_op) ++s.file_ops;
   s.last.assign(o.signature);
@@ -102,9 +98,8 @@ streak_step<failure_streak> test_fix_result(failure_streak s, const outcome& o,
     s.clear();
     return {s, std::nullopt, true};
   }
-  const bool alike = continues_alike(s, o, rule, true);
-  if (alike && same_turn(s, o)) return {std::move(s), std::nullopt};
-  s = advance(std::move(s), o, alike, event_index);
+  if (later_in_turn(s, o)) return {std::move(s), std::nullopt};
+  s = advance(std::move(s), o, event_index, rule, true);
   auto found =
       failure_finding(detector_id::test_fix, fixed_loop::failing_test_runs, s, rule, command, {});
   return {std::move(s), std::move(found)};
@@ -117,9 +112,8 @@ streak_step<failure_streak> bash_cascade_result(failure_streak s, const outcome&
     s.clear();
     return {s, std::nullopt, true};
   }
-  const bool alike = continues_alike(s, o, rule, false);
-  if (alike && same_turn(s, o)) return {std::move(s), std::nullopt};
-  s = advance(std::move(s), o, alike, event_index);
+  if (later_in_turn(s, o)) return {std::move(s), std::nullopt};
+  s = advance(std::move(s), o, event_index, rule, false);
   const bool mostly_files = 2 * s.file_ops >= s.alike.length;
   auto found = failure_finding(detector_id::bash_cascade, fixed_loop::failing_shell_commands, s,
                                rule, command, mostly_files ? "file_ops" : "");

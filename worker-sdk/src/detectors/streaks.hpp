@@ -55,7 +55,7 @@ struct outcome {
   std::string_view signature;  // failure_signature() of the output, when failed
   bool file_op = false;        // bash_cascade: the command read or wrote a file
   std::uint64_t call = 0;      // the exact fingerprint of its call (0: unknown)
-  std::size_t turn = 0;        // the turn of its call (0: unknown)
+  std::size_t turn = 0;        // the turn of its call (0: unknown, counts as a turn of its own)
 };
 
 // What a streak rule says about one event.
@@ -75,7 +75,9 @@ streak_step<streak> summary_turn(streak s, bool after_text, std::size_t event_in
 // success ends the streak. A failure extends the alike run when it failed like the failure
 // before it (rule.alike_threshold), else starts a new one; the ladder counts the alike run, and
 // past rule.give_up_at failures in a row, alike or not, the failures themselves
-// (docs/detectors.md, "Failing alike"). For bash_cascade, `file_op` words the nudge.
+// (docs/detectors.md, "Failing alike"). A later failure of the turn of the last failure (the
+// parallel calls of one turn are one attempt) changes nothing and says nothing. For
+// bash_cascade, `file_op` words the nudge.
 streak_step<failure_streak> test_fix_result(failure_streak s, const outcome& o,
                                             std::size_t event_index, const failure_rule& rule,
                                             std::string_view command);

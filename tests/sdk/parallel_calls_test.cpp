@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "call_history.hpp"
 #include "sdk_test_util.hpp"
 
 using namespace lgtest;
@@ -250,5 +251,31 @@ TEST_SUITE("parallel calls") {
     CHECK(m.stats().turns == 1);
     // The same three reads, each after the previous result, are three turns.
     CHECK(any_fired(one_by_one(m, missing_reads(1)), detector_id::result));
+  }
+
+  TEST_CASE("the history's window of turns") {
+    using loopguard::sdk::call_history;
+    using loopguard::sdk::call_record;
+    call_history h(64);
+    // Turns 1, 2, 2, 2, 3: five calls, three turns.
+    for (const std::size_t turn : {1, 2, 2, 2, 3}) {
+      call_record r;
+      r.turn = turn;
+      h.push(std::move(r));
+    }
+    CHECK(h.calls_in_turns(0) == 0);
+    CHECK(h.calls_in_turns(1) == 1);
+    CHECK(h.calls_in_turns(2) == 4);  // turn 2's three calls come whole
+    CHECK(h.calls_in_turns(3) == 5);
+    CHECK(h.calls_in_turns(10) == 5);
+    // The calls of the turn being judged take no turn of the window.
+    CHECK(h.calls_in_turns(0, 3) == 1);
+    CHECK(h.calls_in_turns(1, 3) == 4);
+    // After a restart only the calls made since count.
+    h.restart();
+    call_record r;
+    r.turn = 4;
+    h.push(std::move(r));
+    CHECK(h.calls_in_turns(10) == 1);
   }
 }

@@ -36,7 +36,6 @@ if(CASE STREQUAL "defaults")
     "real-autocoderover-django-17087-healthy[.]jsonl: healthy. first result warn at event 12 "
     "real-autocoderover-matplotlib-25311-healthy[.]jsonl: healthy. first result warn at event 20 "
     "real-autocoderover-sympy-16281-healthy[.]jsonl: healthy. first result warn at event 24 "
-    "real-sweagent-sklearn-13142-c3-loop[.]jsonl: loop within 31. no detection"
     "real-sweagent-sympy-15678-healthy[.]jsonl: healthy. first exact warn at event 24 ")
   set(dirs "${DATA}/traces" "${DATA}/real")
   if(IS_DIRECTORY "${DATA}/real-heldout")

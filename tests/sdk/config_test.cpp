@@ -128,8 +128,8 @@ TEST_SUITE("config") {
           R"(detectors.exact.enabled: expected true or false, got "yes")");
     CHECK(config_error(R"({"detectors":{"exactt":{}}})") ==
           "detectors.exactt: unknown key, expected one of bash_cascade, content, cycle, exact, "
-          "intent, judge, limit, output_similarity, result, similar_args, structural, summary, "
-          "test_fix");
+          "intent, judge, limit, output_similarity, result, retrace, similar_args, structural, "
+          "summary, test_fix");
     CHECK(config_error(R"({"detectors":{"exact":{"warnat":3}}})")
               .starts_with("detectors.exact.warnat: unknown key, expected one of"));
     CHECK(config_error(R"({"preset":"nope"})").starts_with("preset: expected one of"));

@@ -131,6 +131,12 @@ void read_failures(object x, failure_rule& rule) {
   x.integer("give_up_at", rule.give_up_at, 0, kMaxCount);
 }
 
+void read_retrace(object x, retrace_rule& rule) {
+  x.boolean("enabled", rule.enabled);
+  read_ladder(x, rule.steps);
+  x.integer("min_bytes", rule.min_bytes, 1, kMaxCount);
+}
+
 void read_limit(object x, limit_rule& rule) {
   x.boolean("enabled", rule.enabled);
   x.integer("max_iterations", rule.max_iterations, 0, std::uint64_t{1} << 40);
@@ -164,6 +170,7 @@ void read_detectors(object d, manager_config& c) {
   read_intent(d.at("intent"), c.intent);
   read_failures(d.at("test_fix"), c.test_fix);
   read_failures(d.at("bash_cascade"), c.bash_cascade);
+  read_retrace(d.at("retrace"), c.retrace);
   read_limit(d.at("limit"), c.limit);
   read_judge(d.at("judge"), c.judge);
 }
@@ -307,6 +314,8 @@ json detectors_json(const manager_config& c) {
           {"intent", intent_json(c.intent)},
           {"test_fix", failures_json(c.test_fix)},
           {"bash_cascade", failures_json(c.bash_cascade)},
+          {"retrace",
+           rule_json(c.retrace.steps, c.retrace.enabled, {{"min_bytes", c.retrace.min_bytes}})},
           {"limit",
            {{"enabled", li.enabled},
             {"max_iterations", li.max_iterations},

@@ -17,6 +17,7 @@
 #include "detectors/output_similarity.hpp"
 #include "detectors/repeat_chain.hpp"
 #include "detectors/result.hpp"
+#include "detectors/retrace.hpp"
 #include "detectors/streaks.hpp"
 #include "escalation.hpp"
 #include "global_verdicts.hpp"
@@ -69,6 +70,7 @@ struct run_state {
   std::unordered_map<std::uint64_t, std::uint32_t> totals;  // calls per exact fingerprint
   sdk::streak text_turns;
   sdk::failure_streak test_failures, shell_failures;
+  sdk::retrace_state retraced;  // results seen again since the last progress
   std::uint32_t consecutive_failures = 0;
   std::size_t failed_turn = 0;  // the turn of the last failed result's call (0: none, unknown)
   double cost = 0;
@@ -462,6 +464,11 @@ struct ExecutionEconomicsManager::impl : run_state {
       sdk::result_check c = sdk::check_result(history, *rec, config.result);
       if (!c.counted_before) report(findings, std::move(c.found), {detector_id::result, result});
     }
+    if (rec != nullptr && config.retrace.enabled) {
+      report(findings,
+             sdk::retrace_result(std::move(retraced), *rec, output.size(), index, config.retrace),
+             retraced, detector_id::retrace);
+    }
     count_failure(ok, rec);
     add_limits(findings, index);
     note(index, "tool_result", tool, output, ok);
@@ -555,6 +562,7 @@ struct ExecutionEconomicsManager::impl : run_state {
     text_turns.clear();
     test_failures.clear();
     shell_failures.clear();
+    retraced.clear();
     similar_outputs.reset();
     content.reset();
     streaming = false;

@@ -83,10 +83,15 @@ nudge_text call_body(const finding& f) {
   }
 }
 
-// result, test_fix, bash_cascade: judged on a result.
+// result, test_fix, bash_cascade, retrace: judged on a result.
 nudge_text result_body(const finding& f) {
   const std::string& tool = f.tool;
   switch (f.detector) {
+    case detector_id::retrace:
+      return {n(f.count) + " results since the last change (most recently from `" + tool +
+                  "`) showed exactly what other calls had already shown.",
+              "You are going back over ground already covered: use what those results said, "
+              "or look somewhere you have not looked yet."};
     case detector_id::result:
       // Attempts: the parallel calls of one turn are one (docs/detectors.md).
       return {"The last " + n(f.count) + " attempts (most recently `" + tool +
@@ -172,6 +177,7 @@ nudge_text body(const finding& f) {
     case detector_id::result:
     case detector_id::test_fix:
     case detector_id::bash_cascade:
+    case detector_id::retrace:
       return result_body(f);
     case detector_id::output_similarity:
     case detector_id::content:

@@ -22,6 +22,7 @@ manager_config all_off(const char* name) {
   c.intent.enabled = false;
   c.test_fix.enabled = false;
   c.bash_cascade.enabled = false;
+  c.retrace.enabled = false;
   c.limit.enabled = false;
   c.escalation.outcome_aware = false;
   c.escalation.terminate_after = 0;
@@ -48,6 +49,7 @@ manager_config conservative() {
   c.summary.steps = {5, 8};
   c.test_fix = {true, {5, 8}, 85, 14};
   c.bash_cascade = {true, {5, 8}, 85, 14};
+  c.retrace.steps = {5, 8};
   c.escalation.terminate_after = 4;
   return c;
 }
@@ -68,6 +70,7 @@ manager_config aggressive() {
   c.summary.steps = {2, 3};
   c.test_fix = {true, {2, 4}, 75, 7};
   c.bash_cascade = {true, {2, 4}, 75, 7};
+  c.retrace.steps = {2, 4};
   c.escalation.terminate_after = 2;
   return c;
 }

@@ -32,6 +32,8 @@ constexpr std::string_view name_of(detector_id d) {
       return "limit";
     case detector_id::intent:
       return "intent";
+    case detector_id::retrace:
+      return "retrace";
     case detector_id::judge:
       return "judge";
     case detector_id::budget:

@@ -112,6 +112,13 @@ struct streak_rule {  // summary
   ladder steps{3, 5};
 };
 
+// retrace: results that show again what other calls showed before, with no progress since.
+struct retrace_rule {
+  bool enabled = true;
+  ladder steps{3, 5};             // results seen before
+  std::uint32_t min_bytes = 200;  // shorter outputs ("ok", "[]") coincide without meaning it
+};
+
 struct failure_rule {  // test_fix, bash_cascade
   bool enabled = true;
   ladder steps{3, 5};            // failures in a row that failed alike
@@ -183,6 +190,7 @@ struct manager_config {
   intent_rule intent;
   failure_rule test_fix{true, {3, 5}, 80, 10};
   failure_rule bash_cascade{true, {3, 5}, 80, 10};
+  retrace_rule retrace;
   limit_rule limit;
   judge_rule judge;
   escalation_rule escalation;

@@ -24,7 +24,8 @@ enum class detector_id {
   summary,
   test_fix,
   bash_cascade,
-  intent,  // one reply announcing instead of doing (docs/detectors.md, "[intent]")
+  intent,   // one reply announcing instead of doing (docs/detectors.md, "[intent]")
+  retrace,  // results already seen through other calls (docs/detectors.md, "[retrace]")
   limit,
   judge,    // the caller's judge hook (docs/sdk.md, "Judge hook")
   budget,   // the swarm's budget, as loopguardd judged it (docs/protocol.md, "Swarm budget")

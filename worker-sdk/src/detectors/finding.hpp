@@ -21,6 +21,7 @@ enum class fixed_loop : std::uint64_t {
   failing_test_runs = 108,       // test_fix: failing test runs
   failing_shell_commands = 109,  // bash_cascade: failing shell commands
   announced_intent = 110,        // intent: a reply announcing instead of doing
+  retraced_results = 111,        // retrace: results already seen through other calls
   iterations = 200,              // limit: max_iterations
   wall_time = 201,               // limit: max_wall_seconds
   cost = 202,                    // limit: max_cost

@@ -127,6 +127,10 @@ TEST_SUITE("hostile_input") {
         note(m.on_tool_call("bash", nlohmann::json{{"command", "cat\xedm\x80 " + bad}}));
         note(m.on_tool_result("bash", false, "cat: no such file"));
       }
+      for (int i = 0; i < 6; ++i) {  // retrace: one long output through different calls
+        note(m.on_tool_call_json("goto_" + bad, "{\"line\":" + std::to_string(i) + "}"));
+        note(m.on_tool_result("goto_" + bad, true, repeated("│ " + bad + " ü\n", 20)));
+      }
       for (int i = 0; i < 6; ++i) {  // output_similarity, summary, content
         note(m.on_text("Résumé ✓: the table │ ╔═══╗ │ is unchanged " + bad + " " +
                        std::to_string(i % 2)));
@@ -138,7 +142,7 @@ TEST_SUITE("hostile_input") {
     for (auto d : {detector_id::exact, detector_id::structural, detector_id::cycle,
                    detector_id::similar_args, detector_id::result, detector_id::output_similarity,
                    detector_id::content, detector_id::summary, detector_id::test_fix,
-                   detector_id::bash_cascade}) {
+                   detector_id::bash_cascade, detector_id::retrace}) {
       CAPTURE(to_string(d));
       CHECK(seen.count(d) == 1);
     }

@@ -55,7 +55,7 @@ TEST_SUITE("retrace") {
     CHECK(vs.back().action == action::nudge);  // judged on a result: never a rejection
     // Two more are critical.
     go(m, "goto", R"({"line":201})", 2);
-    const verdict fifth = go(m, "scroll_up", "{}", 1);
+    const verdict fifth = go(m, "goto", R"({"line":2})", 0);
     REQUIRE(fired(fifth, detector_id::retrace));
     CHECK(get(fifth, detector_id::retrace).level == severity::critical);
   }
@@ -87,12 +87,76 @@ TEST_SUITE("retrace") {
       errors.on_tool_call_json("read_file", std::string(R"({"path":")") + f + "\"}");
       CHECK_FALSE(fired(errors.on_tool_result("read_file", false, page(0)), detector_id::retrace));
     }
-    ExecutionEconomicsManager short_outputs;
-    for (const char* f : {"a", "b", "c", "d", "e"}) {
-      short_outputs.on_tool_call_json("touch", std::string(R"({"path":")") + f + "\"}");
-      CHECK_FALSE(fired(short_outputs.on_tool_result("touch", true, "Done. The file was created."),
+    // Short outputs: at min_bytes a page counts, one byte short it is not looked at.
+    const std::size_t bytes = page(0).size();
+    for (const std::size_t min_bytes : {bytes, bytes + 1}) {
+      CAPTURE(min_bytes);
+      auto c = preset("balanced");
+      c.retrace.min_bytes = static_cast<std::uint32_t>(min_bytes);
+      ExecutionEconomicsManager short_outputs(c);
+      CHECK(fired(page_back_and_forth(short_outputs).back(), detector_id::retrace) ==
+            (min_bytes == bytes));
+    }
+    // Another call repeating a result: counted once, then its own repeats are exact's.
+    ExecutionEconomicsManager repeats;
+    go(repeats, "open", R"({"path":"base.py"})", 0);
+    for (int i = 0; i < 4; ++i) {
+      CHECK_FALSE(fired(go(repeats, "goto", R"({"line":1})", 0), detector_id::retrace));
+    }
+  }
+
+  TEST_CASE("a failed change is no change, a resume restarts the count") {
+    ExecutionEconomicsManager m;
+    go(m, "open", R"({"path":"base.py"})", 0);
+    go(m, "scroll_down", "{}", 1);
+    go(m, "scroll_up", "{}", 0);  // retraced 1
+    step(m, "edit", R"({"path":"base.py","text":"y = 1"})", false, "Error: syntax error");
+    go(m, "goto", R"({"line":101})", 1);                                    // retraced 2
+    CHECK(fired(go(m, "goto", R"({"line":1})", 0), detector_id::retrace));  // 3
+
+    ExecutionEconomicsManager resumed;
+    go(resumed, "open", R"({"path":"base.py"})", 0);
+    go(resumed, "scroll_down", "{}", 1);
+    go(resumed, "scroll_up", "{}", 0);
+    go(resumed, "goto", R"({"line":101})", 1);
+    resumed.on_resume();
+    CHECK_FALSE(fired(go(resumed, "goto", R"({"line":1})", 0), detector_id::retrace));
+  }
+
+  TEST_CASE("the window: retraced results far apart do not add up") {
+    ExecutionEconomicsManager m;
+    go(m, "open", R"({"path":"base.py"})", 0);
+    int next_page = 1;
+    const auto new_pages = [&](int n) {
+      for (int i = 0; i < n; ++i)
+        go(m, "search", R"({"q":")" + std::to_string(next_page) + "\"}", next_page++);
+    };
+    for (int line : {1, 2, 3, 4}) {
+      new_pages(9);  // nine new results between retraced ones: never 3 in the last 10
+      CHECK_FALSE(fired(go(m, "goto", R"({"line":)" + std::to_string(line) + "}", 0),
                         detector_id::retrace));
     }
+  }
+
+  TEST_CASE("the calls of one turn, and a polling tool, are not retraced") {
+    ExecutionEconomicsManager m;
+    go(m, "open", R"({"path":"base.py"})", 0);
+    for (int turn = 0; turn < 3; ++turn) {
+      // Two calls of one turn showing the same new page: the second is no going back.
+      const std::string a = "a" + std::to_string(turn);
+      const std::string b = "b" + std::to_string(turn);
+      m.on_tool_call_json("read_file", R"({"path":"x)" + std::to_string(turn) + ".py\"}", a);
+      m.on_tool_call_json("read_file", R"({"path":"./x)" + std::to_string(turn) + ".py\"}", b);
+      CHECK_FALSE(
+          fired(m.on_tool_result("read_file", true, page(10 + turn), a), detector_id::retrace));
+      CHECK_FALSE(
+          fired(m.on_tool_result("read_file", true, page(10 + turn), b), detector_id::retrace));
+    }
+    auto c = preset("balanced");
+    c.tools["goto"].poll = true;
+    c.tools["scroll_up"].enabled = false;
+    ExecutionEconomicsManager polled(c);
+    CHECK_FALSE(fired(page_back_and_forth(polled).back(), detector_id::retrace));
   }
 
   TEST_CASE("a user message restarts the count") {

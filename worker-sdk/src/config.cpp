@@ -134,6 +134,7 @@ void read_failures(object x, failure_rule& rule) {
 void read_retrace(object x, retrace_rule& rule) {
   x.boolean("enabled", rule.enabled);
   read_ladder(x, rule.steps);
+  x.integer("window", rule.window, 2, kMaxWindow);
   x.integer("min_bytes", rule.min_bytes, 1, kMaxCount);
 }
 
@@ -315,7 +316,7 @@ json detectors_json(const manager_config& c) {
           {"test_fix", failures_json(c.test_fix)},
           {"bash_cascade", failures_json(c.bash_cascade)},
           {"retrace",
-           rule_json(c.retrace.steps, c.retrace.enabled, {{"min_bytes", c.retrace.min_bytes}})},
+           rule_json(c.retrace.steps, c.retrace.enabled, {{"window", c.retrace.window}, {"min_bytes", c.retrace.min_bytes}})},
           {"limit",
            {{"enabled", li.enabled},
             {"max_iterations", li.max_iterations},

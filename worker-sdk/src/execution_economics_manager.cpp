@@ -192,6 +192,13 @@ struct ExecutionEconomicsManager::impl : run_state {
     return it == config.tools.end() ? nullptr : &it->second;
   }
 
+  // A tool whose call rules are off, or that polls (its repeats are allowed): `retrace` leaves
+  // its results alone too.
+  bool polls_or_off(std::string_view tool) const {
+    const tool_override* ov = override_for(tool);
+    return ov != nullptr && ((ov->enabled && !*ov->enabled) || (ov->poll && *ov->poll));
+  }
+
   // A rule looked at this event: its finding goes to the verdict, or, when it has none, the
   // agent has left the loops it watched and their episodes are over. True when it reported.
   bool report(std::vector<finding>& out, std::optional<finding>&& f, watched loops) {
@@ -211,7 +218,7 @@ struct ExecutionEconomicsManager::impl : run_state {
   template <class State>
   void report(std::vector<finding>& out, sdk::streak_step<State>&& step, State& state,
               detector_id d) {
-    state = step.next;
+    state = std::move(step.next);
     if (step.found || step.ended) report(out, std::move(step.found), {d, std::nullopt});
   }
 
@@ -464,7 +471,7 @@ struct ExecutionEconomicsManager::impl : run_state {
       sdk::result_check c = sdk::check_result(history, *rec, config.result);
       if (!c.counted_before) report(findings, std::move(c.found), {detector_id::result, result});
     }
-    if (rec != nullptr && config.retrace.enabled) {
+    if (rec != nullptr && config.retrace.enabled && !polls_or_off(rec->tool)) {
       report(findings,
              sdk::retrace_result(std::move(retraced), *rec, output.size(), index, config.retrace),
              retraced, detector_id::retrace);

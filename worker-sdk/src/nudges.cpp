@@ -88,7 +88,7 @@ nudge_text result_body(const finding& f) {
   const std::string& tool = f.tool;
   switch (f.detector) {
     case detector_id::retrace:
-      return {n(f.count) + " results since the last change (most recently from `" + tool +
+      return {n(f.count) + " recent results (most recently from `" + tool +
                   "`) showed exactly what other calls had already shown.",
               "You are going back over ground already covered: use what those results said, "
               "or look somewhere you have not looked yet."};

@@ -115,7 +115,8 @@ struct streak_rule {  // summary
 // retrace: results that show again what other calls showed before, with no progress since.
 struct retrace_rule {
   bool enabled = true;
-  ladder steps{3, 5};             // results seen before
+  ladder steps{3, 5};             // retraced results among the last `window` looked at
+  std::uint32_t window = 10;      // results looked at (successful, productive, min_bytes)
   std::uint32_t min_bytes = 200;  // shorter outputs ("ok", "[]") coincide without meaning it
 };
 

@@ -9,9 +9,9 @@ namespace {
 
 using seen_list = std::vector<retrace_state::seen_result>;
 
-const retrace_state::seen_result* find(const seen_list& list, std::uint64_t result) {
-  const auto it =
-      std::find_if(list.begin(), list.end(), [&](const auto& r) { return r.result == result; });
+template <class Key>
+retrace_state::seen_result* find(seen_list& list, Key key) {
+  const auto it = std::find_if(list.begin(), list.end(), [&](const auto& r) { return key(r); });
   return it == list.end() ? nullptr : &*it;
 }
 
@@ -25,35 +25,49 @@ void remember(seen_list& list, retrace_state::seen_result r) {
 
 }  // namespace
 
+std::uint32_t retrace_state::count() const {
+  return static_cast<std::uint32_t>(
+      std::count_if(recent.begin(), recent.end(), [](const looked_at& r) { return r.retraced; }));
+}
+
 streak_step<retrace_state> retrace_result(retrace_state s, const call_record& answered,
                                           std::size_t output_bytes, std::size_t event_index,
                                           const retrace_rule& rule) {
   if (answered.progress) {  // a successful new change: what was seen may read differently now
-    const bool was_counting = s.count > 0;
+    const bool was_counting = s.count() > 0;
     s.clear();
     return {std::move(s), std::nullopt, was_counting};
   }
-  if (!answered.ok || answered.unproductive || output_bytes < rule.min_bytes) return {s};
-  const retrace_state::seen_result* first = find(s.seen, answered.result);
-  if (first == nullptr) {
-    remember(s.seen, {answered.result, answered.fp.exact});
-    return {std::move(s)};
+  if (!answered.ok || answered.unproductive || output_bytes < rule.min_bytes) return {std::move(s)};
+  const std::uint64_t result = answered.result;
+  const std::uint64_t call = answered.fp.exact;
+  const retrace_state::seen_result* first =
+      find(s.seen, [&](const auto& r) { return r.result == result; });
+  retrace_state::seen_result* last = find(s.latest, [&](const auto& r) { return r.call == call; });
+  const bool repeats_itself = last != nullptr && last->result == result;
+  const bool retraced =
+      first != nullptr && first->call != call && first->turn < answered.turn && !repeats_itself;
+  if (first == nullptr) remember(s.seen, {result, call, answered.turn});
+  if (last != nullptr) {
+    last->result = result;
+  } else {
+    remember(s.latest, {result, call, answered.turn});
   }
-  if (first->call == answered.fp.exact) return {std::move(s)};
-  if (s.count++ == 0) s.first = event_index;
-  std::optional<finding> found;
-  if (rule.enabled && s.count >= rule.steps.warn_at) {
-    finding f;
-    f.detector = detector_id::retrace;
-    f.identity = identity_of(fixed_loop::retraced_results);
-    f.count = s.count;
-    f.steps = rule.steps;
-    f.loop_start = s.first;
-    f.confidence = 0.7;
-    f.tool = answered.tool;
-    found = std::move(f);
-  }
-  return {std::move(s), std::move(found)};
+  s.recent.push_back({event_index, retraced});
+  while (s.recent.size() > rule.window) s.recent.pop_front();
+  const std::uint32_t count = s.count();
+  if (!retraced || !rule.enabled || count < rule.steps.warn_at) return {std::move(s)};
+  finding f;
+  f.detector = detector_id::retrace;
+  f.identity = identity_of(fixed_loop::retraced_results);
+  f.count = count;
+  f.steps = rule.steps;
+  f.loop_start = std::find_if(s.recent.begin(), s.recent.end(), [](const auto& r) {
+                   return r.retraced;
+                 })->event_index;
+  f.confidence = 0.7;
+  f.tool = answered.tool;
+  return {std::move(s), std::move(f)};
 }
 
 }  // namespace loopguard::sdk

@@ -58,6 +58,13 @@ std::vector<verdict> one_by_one(ExecutionEconomicsManager& m,
   return out;
 }
 
+// A change that works (an edit), then one turn of `calls`: the verdicts of the turn's results.
+std::vector<verdict> edit_then_turn(ExecutionEconomicsManager& m, int edit,
+                                    const std::vector<planned_call>& calls) {
+  step(m, "edit_file", R"({"path":"p.py","new":")" + std::to_string(edit) + "\"}", true, "ok");
+  return parallel_turn(m, calls);
+}
+
 bool any_fired(const std::vector<verdict>& vs, detector_id d) {
   for (const verdict& v : vs) {
     if (fired(v, d)) return true;
@@ -132,11 +139,9 @@ TEST_SUITE("parallel calls") {
     };
     ExecutionEconomicsManager m;
     for (int i = 0; i < 2; ++i) {
-      step(m, "edit_file", R"({"path":"p.py","new":")" + std::to_string(i) + "\"}", true, "ok");
-      CHECK_FALSE(any_fired(parallel_turn(m, turn(i)), detector_id::test_fix));
+      CHECK_FALSE(any_fired(edit_then_turn(m, i, turn(i)), detector_id::test_fix));
     }
-    step(m, "edit_file", R"({"path":"p.py","new":"2"})", true, "ok");
-    const std::vector<verdict> third = parallel_turn(m, turn(2));
+    const std::vector<verdict> third = edit_then_turn(m, 2, turn(2));
     CHECK(fired(third.front(), detector_id::test_fix));
     CHECK(get(third.front(), detector_id::test_fix).count == 3);
     CHECK_FALSE(fired(third.back(), detector_id::test_fix));  // the same attempt: nothing new
@@ -215,11 +220,9 @@ TEST_SUITE("parallel calls") {
     };
     ExecutionEconomicsManager m;
     for (int i = 0; i < 9; ++i) {
-      step(m, "edit_file", R"({"path":"p.py","new":")" + std::to_string(i) + "\"}", true, "ok");
-      CHECK_FALSE(any_fired(parallel_turn(m, turn(i)), detector_id::test_fix));
+      CHECK_FALSE(any_fired(edit_then_turn(m, i, turn(i)), detector_id::test_fix));
     }
-    step(m, "edit_file", R"({"path":"p.py","new":"9"})", true, "ok");
-    const std::vector<verdict> tenth = parallel_turn(m, turn(9));
+    const std::vector<verdict> tenth = edit_then_turn(m, 9, turn(9));
     REQUIRE(fired(tenth.front(), detector_id::test_fix));
     CHECK(get(tenth.front(), detector_id::test_fix).count == 10);
 

@@ -39,6 +39,14 @@ std::vector<verdict> page_back_and_forth(ExecutionEconomicsManager& m) {
   return out;
 }
 
+// Two retraced results, the next `goto 1` being the third (open showed page 0 first).
+void retrace_twice(ExecutionEconomicsManager& m) {
+  go(m, "open", R"({"path":"base.py"})", 0);
+  go(m, "scroll_down", "{}", 1);
+  go(m, "scroll_up", "{}", 0);          // retraced 1: open showed it
+  go(m, "goto", R"({"line":101})", 1);  // retraced 2: scroll_down showed it
+}
+
 }  // namespace retrace_rules
 
 using namespace retrace_rules;
@@ -61,14 +69,14 @@ TEST_SUITE("retrace") {
   }
 
   TEST_CASE("a successful change in between forgets what was seen") {
+    ExecutionEconomicsManager unchanged;
+    retrace_twice(unchanged);
+    CHECK(fired(go(unchanged, "goto", R"({"line":1})", 0), detector_id::retrace));
     ExecutionEconomicsManager m;
-    go(m, "open", R"({"path":"base.py"})", 0);
-    go(m, "scroll_down", "{}", 1);
-    go(m, "scroll_up", "{}", 0);    // retraced 1
-    go(m, "scroll_down", "{}", 1);  // retraced 2
+    retrace_twice(m);
     step(m, "edit", R"({"path":"base.py","start":3,"end":4,"text":"y = 1"})", true,
          "File updated.");
-    CHECK_FALSE(fired(go(m, "scroll_up", "{}", 0), detector_id::retrace));  // after the change
+    CHECK_FALSE(fired(go(m, "goto", R"({"line":1})", 0), detector_id::retrace));
   }
 
   TEST_CASE("a call's own results, errors and short outputs are not counted") {
@@ -107,18 +115,11 @@ TEST_SUITE("retrace") {
 
   TEST_CASE("a failed change is no change, a resume restarts the count") {
     ExecutionEconomicsManager m;
-    go(m, "open", R"({"path":"base.py"})", 0);
-    go(m, "scroll_down", "{}", 1);
-    go(m, "scroll_up", "{}", 0);  // retraced 1
+    retrace_twice(m);
     step(m, "edit", R"({"path":"base.py","text":"y = 1"})", false, "Error: syntax error");
-    go(m, "goto", R"({"line":101})", 1);                                    // retraced 2
-    CHECK(fired(go(m, "goto", R"({"line":1})", 0), detector_id::retrace));  // 3
-
+    CHECK(fired(go(m, "goto", R"({"line":1})", 0), detector_id::retrace));
     ExecutionEconomicsManager resumed;
-    go(resumed, "open", R"({"path":"base.py"})", 0);
-    go(resumed, "scroll_down", "{}", 1);
-    go(resumed, "scroll_up", "{}", 0);
-    go(resumed, "goto", R"({"line":101})", 1);
+    retrace_twice(resumed);
     resumed.on_resume();
     CHECK_FALSE(fired(go(resumed, "goto", R"({"line":1})", 0), detector_id::retrace));
   }
@@ -161,12 +162,9 @@ TEST_SUITE("retrace") {
 
   TEST_CASE("a user message restarts the count") {
     ExecutionEconomicsManager m;
-    go(m, "open", R"({"path":"base.py"})", 0);
-    go(m, "scroll_down", "{}", 1);
-    go(m, "scroll_up", "{}", 0);    // retraced 1
-    go(m, "scroll_down", "{}", 1);  // retraced 2
+    retrace_twice(m);
     m.on_user_message("Look at the fit method again, please.");
-    CHECK_FALSE(fired(go(m, "scroll_up", "{}", 0), detector_id::retrace));  // seen afresh
+    CHECK_FALSE(fired(go(m, "goto", R"({"line":1})", 0), detector_id::retrace));
   }
 
   TEST_CASE("settings: off, min_bytes, the presets") {

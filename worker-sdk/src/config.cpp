@@ -282,6 +282,7 @@ json detectors_json(const manager_config& c) {
   const auto& os = c.output_similarity;
   const auto& co = c.content;
   const auto& li = c.limit;
+  const auto& rt = c.retrace;
   return {{"exact", repeat_json(c.exact, true)},
           {"structural", repeat_json(c.structural, false)},
           {"cycle", rule_json(cy.steps, cy.enabled,
@@ -316,7 +317,7 @@ json detectors_json(const manager_config& c) {
           {"test_fix", failures_json(c.test_fix)},
           {"bash_cascade", failures_json(c.bash_cascade)},
           {"retrace",
-           rule_json(c.retrace.steps, c.retrace.enabled, {{"window", c.retrace.window}, {"min_bytes", c.retrace.min_bytes}})},
+           rule_json(rt.steps, rt.enabled, {{"window", rt.window}, {"min_bytes", rt.min_bytes}})},
           {"limit",
            {{"enabled", li.enabled},
             {"max_iterations", li.max_iterations},
